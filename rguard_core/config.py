@@ -1,0 +1,70 @@
+"""Settings read from the environment, in one place; ``SETTINGS_DOC`` is what the README must list."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError
+
+# name -> (default shown to users, what it does). A test fails if the README misses one.
+SETTINGS_DOC: dict[str, tuple[str, str]] = {
+    "RGUARD_DATA_DIR": ("./.rguard", "where the embedded FalkorDB keeps its file and where runs are stored"),
+    "FALKORDB_URL": ("(unset: embedded)", "redis://host:port of a FalkorDB server or cluster instead of the embedded engine"),
+    "GITHUB_TOKEN": ("(unset)", "GitHub token; optional, raises the API rate limit"),
+    "GITHUB_API_URL": ("https://api.github.com", "GitHub REST base URL (GitHub Enterprise, recorded fixtures)"),
+    "OPENAI_BASE_URL": ("(unset)", "any OpenAI-compatible endpoint for the LLM extractor and judge"),
+    "OPENAI_API_KEY": ("(unset)", "key for that endpoint"),
+    "RGUARD_LLM_MODEL": ("gpt-4o-mini", "model name sent to the LLM endpoint"),
+    "RGUARD_QUERY_TIMEOUT_MS": ("10000", "time limit for each graph query; a slower one raises QueryTimeout"),
+    "RGUARD_INACTIVE_DAYS": ("365", "an author with no activity for this many days counts as inactive (guard rule R6)"),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved configuration; build it with ``Settings.from_env()``."""
+
+    data_dir: Path = Path("./.rguard")
+    falkordb_url: str | None = None
+    github_token: str | None = None
+    github_api_url: str = "https://api.github.com"
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    query_timeout_ms: int = 10_000
+    inactive_days: int = 365
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        e = dict(os.environ if env is None else env)
+        return cls(
+            data_dir=Path(e.get("RGUARD_DATA_DIR") or "./.rguard"),
+            falkordb_url=e.get("FALKORDB_URL") or None,
+            github_token=e.get("GITHUB_TOKEN") or None,
+            github_api_url=(e.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            openai_base_url=e.get("OPENAI_BASE_URL") or None,
+            openai_api_key=e.get("OPENAI_API_KEY") or None,
+            llm_model=e.get("RGUARD_LLM_MODEL") or "gpt-4o-mini",
+            query_timeout_ms=_int(e, "RGUARD_QUERY_TIMEOUT_MS", 10_000),
+            inactive_days=_int(e, "RGUARD_INACTIVE_DAYS", 365),
+        )
+
+    @property
+    def embedded_db_path(self) -> Path:
+        return self.data_dir / "falkordb.db"
+
+
+def _int(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value

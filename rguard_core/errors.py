@@ -1,0 +1,146 @@
+"""Every error RGuard raises on purpose, each carrying the context a user needs to act on it.
+
+    RGuardError
+    ├── ConfigError                   a setting is missing or malformed
+    ├── InvalidInput                  bad user input (repo name, diff, scenario file, CLI args)
+    │   ├── InvalidRepoName
+    │   ├── DiffParseError
+    │   └── ScenarioError             a memory scenario file that cannot load (nothing written)
+    ├── StoreError                    the graph store failed
+    │   ├── ConnectionFailed          cannot start or reach FalkorDB
+    │   ├── QueryFailed               a statement failed (carries query, params, graph)
+    │   │   └── QueryTimeout          a statement ran past its time limit
+    │   └── UnknownRepository         no graph exists for that repository
+    ├── SourceError                   an external history source failed
+    │   ├── GitHubError               carries status, url
+    │   │   ├── RepoNotFound          404: no such repository (nothing written)
+    │   │   └── RateLimited           carries reset_at: when to retry
+    │   ├── SnapshotError             a snapshot folder is missing or malformed
+    │   └── GitSourceError            a local git clone cannot be read
+    ├── LLMError                      the LLM endpoint failed or answered garbage (no silent fallback)
+    └── ConflictError                 a compare-and-set lost (409-style)
+        └── StaleCorrectionPreview    the graph changed since the preview was taken
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RGuardError(Exception):
+    """Base of every deliberate RGuard error; ``str(e)`` is a message a user can act on."""
+
+
+class ConfigError(RGuardError):
+    pass
+
+
+class InvalidInput(RGuardError):
+    pass
+
+
+class InvalidRepoName(InvalidInput):
+    def __init__(self, name: str, why: str = "") -> None:
+        self.name = name
+        detail = f": {why}" if why else ""
+        super().__init__(
+            f"invalid repository name {name!r}{detail}; expected OWNER/NAME using letters, digits, '_', '.', '-'"
+        )
+
+
+class DiffParseError(InvalidInput):
+    pass
+
+
+class ScenarioError(InvalidInput):
+    pass
+
+
+class StoreError(RGuardError):
+    pass
+
+
+class ConnectionFailed(StoreError):
+    def __init__(self, target: str, cause: BaseException | str) -> None:
+        self.target = target
+        super().__init__(f"cannot reach FalkorDB at {target}: {cause}")
+
+
+class QueryFailed(StoreError):
+    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cause: BaseException | str) -> None:
+        self.graph = graph
+        self.query = query
+        self.params = params or {}
+        self.cause = cause
+        super().__init__(f"query on graph {graph!r} failed: {cause}\n  query: {_short(query)}")
+
+
+class QueryTimeout(QueryFailed):
+    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, timeout_ms: int) -> None:
+        self.timeout_ms = timeout_ms
+        super().__init__(graph, query, params, f"timed out after {timeout_ms} ms")
+
+
+class UnknownRepository(StoreError):
+    def __init__(self, repo: str) -> None:
+        self.repo = repo
+        super().__init__(f"no graph for repository {repo!r}; ingest it first (python -m rguard_core ingest ...)")
+
+
+class SourceError(RGuardError):
+    pass
+
+
+class GitHubError(SourceError):
+    def __init__(self, message: str, status: int | None = None, url: str | None = None) -> None:
+        self.status = status
+        self.url = url
+        super().__init__(message)
+
+
+class RepoNotFound(GitHubError):
+    def __init__(self, repo: str, url: str | None = None) -> None:
+        self.repo = repo
+        super().__init__(f"no such repository: {repo} (GitHub answered 404; nothing was written)", 404, url)
+
+
+class RateLimited(GitHubError):
+    def __init__(self, reset_at: float, url: str | None = None) -> None:
+        import datetime as _dt
+
+        self.reset_at = reset_at
+        when = _dt.datetime.fromtimestamp(reset_at, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        super().__init__(
+            f"GitHub rate limit reached; retry after {when} (or set GITHUB_TOKEN for a higher limit)", 403, url
+        )
+
+
+class SnapshotError(SourceError):
+    pass
+
+
+class GitSourceError(SourceError):
+    pass
+
+
+class LLMError(RGuardError):
+    pass
+
+
+class ConflictError(RGuardError):
+    pass
+
+
+class StaleCorrectionPreview(ConflictError):
+    def __init__(self, target: str, expected: int, actual: int | None) -> None:
+        self.target = target
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"{target} changed since the preview (previewed revision {expected}, now {actual}); preview again"
+        )
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
