@@ -14,6 +14,9 @@ from .errors import RGuardError
 # One module per command group; each exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES = [
     "rguard_core.commands.repos",
+    "rguard_core.commands.ingest",
+    "rguard_core.commands.export",
+    "rguard_core.commands.seed",
 ]
 
 EXIT_ERROR = 2

@@ -1,0 +1,103 @@
+"""``rguard ingest github|snapshot|git``: read a repository's history into its graph."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..cli import print_json
+from ..db import open_store
+from ..ingest.pipeline import EXTRACTORS, IngestResult, ingest_git, ingest_github, ingest_snapshot, make_extractor
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ingest", help="ingest a repository's history (GitHub, snapshot folder, local git clone)")
+    isub = p.add_subparsers(dest="source", required=True, metavar="SOURCE")
+
+    gh = isub.add_parser("github", help="GitHub REST: OWNER/NAME (newest PRs) or a PR URL (that PR's file history)")
+    gh.add_argument("target", help="OWNER/NAME or https://github.com/OWNER/NAME/pull/N")
+    gh.add_argument("--api-url", help="REST base URL (default GITHUB_API_URL or https://api.github.com)")
+    gh.add_argument("--max-prs", type=int, default=200, help="newest PRs to read (default 200)")
+    gh.add_argument("--record", type=Path, metavar="DIR", help="also write every response as a snapshot folder")
+    _common(gh)
+    gh.set_defaults(func=run_github)
+
+    sn = isub.add_parser("snapshot", help="a folder in GitHub REST shapes (repos/<owner>/<name>/...)")
+    sn.add_argument("path", type=Path)
+    sn.add_argument("--repo", help="OWNER/NAME when the folder holds several repositories")
+    sn.add_argument("--max-prs", type=int, default=100_000)
+    _common(sn)
+    sn.set_defaults(func=run_snapshot)
+
+    gi = isub.add_parser("git", help="a local git clone: commits, squash-merged PRs, ADR files")
+    gi.add_argument("path", type=Path)
+    gi.add_argument("--repo", required=True, help="OWNER/NAME the graph is named after")
+    gi.add_argument("--max-commits", type=int, default=5000)
+    _common(gi)
+    gi.set_defaults(func=run_git)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--extractor", choices=EXTRACTORS, default="offline", help="offline (default) or llm")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _progress(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    if args.quiet:
+        return None
+    last: dict[str, int] = {}
+
+    def report(stage: str, done: int, total: int) -> None:
+        step = max(1, total // 10) if total else 1
+        if total and done != total and done - last.get(stage, -step) < step:
+            return
+        last[stage] = done
+        print(f"  {stage}: {done}/{total}" if total else f"  {stage}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def run_github(args: argparse.Namespace) -> int:
+    from ..ingest.github import parse_pr_url
+
+    store = open_store()
+    ex = make_extractor(args.extractor, store.settings)
+    if args.target.startswith(("http://", "https://")):
+        repo, number = parse_pr_url(args.target)
+        res = ingest_github(store, repo, api_url=args.api_url, record_dir=args.record, extractor=ex,
+                            progress=_progress(args), pr_number=number)
+    else:
+        res = ingest_github(store, args.target, api_url=args.api_url, max_prs=args.max_prs, record_dir=args.record,
+                            extractor=ex, progress=_progress(args))
+    return _report(res, args)
+
+
+def run_snapshot(args: argparse.Namespace) -> int:
+    store = open_store()
+    res = ingest_snapshot(store, args.path, repo=args.repo, extractor=make_extractor(args.extractor, store.settings),
+                          max_prs=args.max_prs, progress=_progress(args))
+    return _report(res, args)
+
+
+def run_git(args: argparse.Namespace) -> int:
+    store = open_store()
+    res = ingest_git(store, args.path, args.repo, extractor=make_extractor(args.extractor, store.settings),
+                     max_commits=args.max_commits, progress=_progress(args))
+    return _report(res, args)
+
+
+def _report(res: IngestResult, args: argparse.Namespace) -> int:
+    if args.json:
+        print_json(res.as_dict())
+        return 0
+    c = res.coverage
+    print(f"ingested {res.repo} into graph {res.graph} ({res.extractor} extractor)")
+    print(f"  {c.pulls} PRs, {c.issues} issues, {c.comments} comments, {c.docs} docs, {c.commits} commits, "
+          f"{c.people} people + {c.bots} bots, {c.files} files")
+    print(f"  {c.decisions} decisions, {c.claims} claims, {c.alternatives} alternatives, {c.actions} actions")
+    rejected = ", ".join(f"{k}: {v}" for k, v in c.quotes_rejected.items()) or "none"
+    print(f"  quotes kept {c.quotes_kept}; rejected {rejected}; unresolved links {len(c.unresolved_links)}")
+    print(f"  timings (s): {res.timings_s}")
+    return 0
