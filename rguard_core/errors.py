@@ -109,7 +109,7 @@ class RateLimited(GitHubError):
         import datetime as _dt
 
         self.reset_at = reset_at
-        when = _dt.datetime.fromtimestamp(reset_at, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        when = _dt.datetime.fromtimestamp(reset_at, tz=_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         super().__init__(
             f"GitHub rate limit reached; retry after {when} (or set GITHUB_TOKEN for a higher limit)", 403, url
         )

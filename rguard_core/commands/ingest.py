@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..cli import print_json
 from ..db import open_store
-from ..ingest.pipeline import EXTRACTORS, IngestResult, ingest_git, ingest_github, ingest_snapshot, make_extractor
+from ..ingest.pipeline import EXTRACTORS, IngestResult
+from ..ingest.request import IngestRequest, run_ingest
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,32 +61,19 @@ def _progress(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_github(args: argparse.Namespace) -> int:
-    from ..ingest.github import parse_pr_url
-
-    store = open_store()
-    ex = make_extractor(args.extractor, store.settings)
-    if args.target.startswith(("http://", "https://")):
-        repo, number = parse_pr_url(args.target)
-        res = ingest_github(store, repo, api_url=args.api_url, record_dir=args.record, extractor=ex,
-                            progress=_progress(args), pr_number=number)
-    else:
-        res = ingest_github(store, args.target, api_url=args.api_url, max_prs=args.max_prs, record_dir=args.record,
-                            extractor=ex, progress=_progress(args))
-    return _report(res, args)
+    req = IngestRequest("github", args.target, extractor=args.extractor, max_prs=args.max_prs, api_url=args.api_url,
+                        record_dir=args.record)
+    return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
 def run_snapshot(args: argparse.Namespace) -> int:
-    store = open_store()
-    res = ingest_snapshot(store, args.path, repo=args.repo, extractor=make_extractor(args.extractor, store.settings),
-                          max_prs=args.max_prs, progress=_progress(args))
-    return _report(res, args)
+    req = IngestRequest("snapshot", str(args.path), repo=args.repo, extractor=args.extractor, max_prs=args.max_prs)
+    return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
 def run_git(args: argparse.Namespace) -> int:
-    store = open_store()
-    res = ingest_git(store, args.path, args.repo, extractor=make_extractor(args.extractor, store.settings),
-                     max_commits=args.max_commits, progress=_progress(args))
-    return _report(res, args)
+    req = IngestRequest("git", str(args.path), repo=args.repo, extractor=args.extractor, max_commits=args.max_commits)
+    return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
 def _report(res: IngestResult, args: argparse.Namespace) -> int:

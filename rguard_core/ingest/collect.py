@@ -96,8 +96,8 @@ def _add_linked_issues(src: RestSource, hist: RepoHistory, progress: Progress | 
         if raw.get("pull_request"):
             continue  # a PR outside the window: the link stays as a reference to a PR we do not hold
         issue = issue_from_rest(hist, raw)
-        for j, c in enumerate(src.issue_comments(n)):
-            issue.comments.append(comment_from_rest(hist, c, f"comment:issue:{n}:{j}", f"issue:{n}", False))
+        for j, rc in enumerate(src.issue_comments(n)):
+            issue.comments.append(comment_from_rest(hist, rc, f"comment:issue:{n}:{j}", f"issue:{n}", False))
         hist.issues.append(issue)
 
 

@@ -42,12 +42,12 @@ def write_batch(graph: Graph, batch: GraphBatch, progress: Progress | None = Non
         items = [{"id": k, "props": _props(v)} for k, v in rows.items()]
         done = _run(graph, cypher, items, f"write {label_str}", done, total, progress)
         counts[label_str] = len(items)
-    for (rel, src_label, dst_label), rows in batch.edges.items():
+    for (rel, src_label, dst_label), edge_rows in batch.edges.items():
         cypher = (
             f"UNWIND $rows AS r MATCH (a:{src_label} {{id: r.s}}) MATCH (b:{dst_label} {{id: r.d}}) "
             f"MERGE (a)-[e:{rel}]->(b) SET e += r.p"
         )
-        items = [{"s": s, "d": d, "p": _props(p)} for (s, d), p in rows.items()]
+        items = [{"s": s, "d": d, "p": _props(p)} for (s, d), p in edge_rows.items()]
         done = _run(graph, cypher, items, f"write {rel}", done, total, progress)
         counts[rel] = len(items)
     return counts

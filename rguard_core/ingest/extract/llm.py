@@ -29,8 +29,8 @@ Rules:
   "rationale" (argument for or against an option) or "fact" (a stated fact).
 - Return empty lists and null when the source holds nothing of that sort."""
 
-CLAIMS_ONLY = """This source is supporting material: fill "claims" only; "decision" must be null and
-"alternatives" empty."""
+CLAIMS_ONLY = """This source is supporting material (an issue or a review comment): fill "claims" and any
+"alternatives" it rejects; "decision" must be null."""
 
 
 class LLMExtractor:
@@ -68,13 +68,13 @@ def parse_proposal(data: Any, role: Role) -> Proposal:
     if not {"decision", "alternatives", "claims"} & data.keys():
         raise ValueError(f"none of the keys decision/alternatives/claims present (got {sorted(data)[:10]})")
     claims = [_candidate(c, f"claims[{i}]", claim=True) for i, c in enumerate(_items(data, "claims"))]
-    if role == "claims":  # supporting sources never contribute decisions, whatever the model says
-        return Proposal(claims=claims)
-    raw_decision = data.get("decision")
-    decision = None if raw_decision is None else _candidate(raw_decision, "decision", claim=False)
     alternatives = [
         _candidate(a, f"alternatives[{i}]", claim=False) for i, a in enumerate(_items(data, "alternatives"))
     ]
+    if role == "claims":  # supporting sources never contribute decisions, whatever the model says
+        return Proposal(alternatives=alternatives, claims=claims)
+    raw_decision = data.get("decision")
+    decision = None if raw_decision is None else _candidate(raw_decision, "decision", claim=False)
     return Proposal(decision=decision, alternatives=alternatives, claims=claims)
 
 

@@ -47,6 +47,7 @@ class OfflineExtractor:
         scored = [(_decision_score(s.text), -i, s) for i, s in enumerate(body) if s.text not in alt_texts]
         scored = [x for x in scored if x[0] > 0]
         title = doc.title.strip()
+        decision: Candidate | None
         if scored and (max(scored)[0] >= 4 or not title):
             best = max(scored)[2]
             decision = Candidate(quote=best.text, summary=title or best.text)

@@ -1,0 +1,67 @@
+"""Ingest: read a GitHub repository or PR, a snapshot folder or a local git clone into the graph."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages.common import get_store
+from rguard_core.errors import RGuardError
+from rguard_core.ingest.request import IngestRequest, run_ingest
+
+st.title("Ingest")
+st.caption("Decisions and claims are kept only as exact quotes of their source, with offsets.")
+
+SOURCES = {"GitHub repository or PR URL": "github", "Snapshot folder (GitHub REST shapes)": "snapshot",
+           "Local git clone": "git"}
+
+with st.form("ingest"):
+    label = st.radio("Source", list(SOURCES), horizontal=True)
+    kind = SOURCES[label]
+    target = st.text_input("Repository (OWNER/NAME), PR URL, or folder path", key="ingest_target",
+                           placeholder="acme/tollgate · https://github.com/o/r/pull/12 · /path/to/folder")
+    c1, c2, c3 = st.columns(3)
+    repo = c1.text_input("Repository name for git clones (OWNER/NAME)", key="ingest_repo")
+    extractor = c2.selectbox("Extractor", ["offline", "llm"], help="llm needs OPENAI_BASE_URL / OPENAI_API_KEY")
+    max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
+    api_url = st.text_input("GitHub API URL (blank: GITHUB_API_URL or api.github.com)", key="ingest_api")
+    submitted = st.form_submit_button("Ingest", type="primary")
+
+if submitted:
+    req = IngestRequest(kind, target, repo=repo or None, extractor=extractor, max_prs=int(max_prs),
+                        api_url=api_url or None)
+    status = st.status("Ingesting…", expanded=True)
+    bar = status.progress(0.0, text="starting")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        frac = min(1.0, done / total) if total else 0.0
+        bar.progress(frac, text=f"{stage}: {done}/{total}" if total else stage)
+
+    try:
+        res = run_ingest(get_store(), req, progress)
+    except RGuardError as e:
+        status.update(label="Ingest failed — nothing was written", state="error")
+        st.error(str(e))
+    else:
+        status.update(label=f"Ingested {res.repo}", state="complete", expanded=False)
+        st.session_state["repo"] = res.repo
+        st.session_state["last_ingest"] = res.as_dict()
+
+last = st.session_state.get("last_ingest")
+if last:
+    cov = last["coverage"]
+    st.subheader(f"Coverage report — {last['repo']}")
+    cols = st.columns(6)
+    for col, (k, name) in zip(cols, [("pulls", "PRs"), ("issues", "Issues"), ("docs", "Docs"), ("people", "People"),
+                                     ("decisions", "Decisions"), ("claims", "Claims")], strict=True):
+        col.metric(name, cov[k])
+    st.write(f"Alternatives: **{cov['alternatives']}** · quotes kept: **{cov['quotes_kept']}** · "
+             f"rejected: **{sum(cov['quotes_rejected'].values())}** · unresolved links: "
+             f"**{len(cov['unresolved_links'])}** · timings (s): {last['timings_s']}")
+    if cov["rejected_examples"]:
+        st.markdown("**Quotes rejected (not verbatim or empty)**")
+        st.dataframe(pd.DataFrame(cov["rejected_examples"]), hide_index=True)
+    if cov["unresolved_links"] or cov["problems"]:
+        with st.expander("Links that did not resolve and other problems"):
+            for line in cov["unresolved_links"] + cov["problems"]:
+                st.text(line)
