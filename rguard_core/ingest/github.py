@@ -1,0 +1,389 @@
+"""The GitHub REST source for ingest: pagination, rate limits, retries, and optional recording.
+
+``GitHubSource`` satisfies ``rest.RestSource``. With ``record_dir`` every answer is also written in
+the layout ``rest.SnapshotSource`` reads, so a live run can be replayed offline.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import requests
+
+from ..config import Settings
+from ..db import validate_repo
+from ..errors import GitHubError, InvalidInput, RateLimited, RepoNotFound
+from .rest import Json
+
+USER_AGENT = "rguard/0.1 (decision memory; +https://github.com)"
+API_VERSION = "2022-11-28"
+# GitHub's advice for a 403/429 that carries neither Retry-After nor a spent quota.
+SECONDARY_LIMIT_WAIT_S = 60.0
+LOW_REMAINING = 2
+MAX_BACKOFF_S = 30.0
+
+_NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+_PR_URL = re.compile(
+    r"^https?://(?P<host>[A-Za-z0-9.-]+(?::\d+)?)/(?P<owner>[^/\s]+)/(?P<name>[^/\s]+)/pulls?/(?P<num>\d+)"
+    r"(?:/[^\s?#]*)?/?(?:[?#]\S*)?$"
+)
+
+
+def parse_pr_url(url: str) -> tuple[str, int]:
+    """``https://<host>/<owner>/<name>/pull/<n>`` → ``("owner/name", n)``; anything else raises InvalidInput."""
+    m = _PR_URL.match((url or "").strip())
+    if not m or int(m["num"]) <= 0:
+        raise InvalidInput(
+            f"not a pull request URL: {url!r}; expected https://github.com/<owner>/<name>/pull/<number> "
+            "(or the same path on a GitHub Enterprise host)"
+        )
+    return validate_repo(f"{m['owner']}/{m['name']}"), int(m["num"])
+
+
+@dataclass(frozen=True)
+class RateState:
+    """What the last answer said about the quota: requests left and when it refills (epoch seconds)."""
+
+    remaining: int | None = None
+    reset_at: float | None = None
+
+    @classmethod
+    def from_headers(cls, headers: Any) -> RateState:
+        return cls(_int_header(headers, "X-RateLimit-Remaining"), _float_header(headers, "X-RateLimit-Reset"))
+
+
+def _int_header(headers: Any, name: str) -> int | None:
+    raw = headers.get(name)
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _float_header(headers: Any, name: str) -> float | None:
+    raw = headers.get(name)
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def next_link(link_header: str | None) -> str | None:
+    """The ``rel="next"`` URL of a ``Link`` header, or None on the last page."""
+    for part in (link_header or "").split(","):
+        m = _NEXT_LINK.search(part)
+        if m:
+            return m.group(1).strip()
+    return None
+
+
+class SnapshotRecorder:
+    """Writes answers under ``<root>/repos/<owner>/<name>/`` exactly as SnapshotSource reads them."""
+
+    def __init__(self, root: Path, repo: str) -> None:
+        self.dir = Path(root) / "repos" / repo
+
+    def write_json(self, rel: str, data: Any) -> None:
+        self._write(rel, json.dumps(data, ensure_ascii=False, indent=1))
+
+    def write_text(self, rel: str, text: str) -> None:
+        self._write(rel, text)
+
+    def _write(self, rel: str, text: str) -> None:
+        path = self.dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".part")
+        # Written beside the target then renamed, so an interrupted run never leaves half a file.
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _safe_content_path(path: str) -> str:
+    p = (path or "").strip().lstrip("/")
+    parts = p.split("/")
+    if not p or any(s in ("", ".", "..") for s in parts) or "\\" in p or "\x00" in p:
+        raise InvalidInput(f"invalid repository file path {path!r}; expected a relative path like docs/adr/0001.md")
+    return p
+
+
+class GitHubSource:
+    """A repository read live from the GitHub REST API (or any server speaking it)."""
+
+    def __init__(
+        self,
+        repo: str,
+        api_url: str | None = None,
+        token: str | None = None,
+        record_dir: Path | str | None = None,
+        session: requests.Session | None = None,
+        max_wait_s: float = 60,
+        retries: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+        progress: Callable[[str], None] | None = None,
+        per_page: int = 100,
+        timeout_s: float = 30,
+    ) -> None:
+        self.repo = validate_repo(repo)
+        settings = Settings.from_env() if api_url is None or token is None else None
+        self.api_url = (api_url or (settings.github_api_url if settings else "")).rstrip("/")
+        self.token = token if token is not None else (settings.github_token if settings else None)
+        self._origin = _origin(self.api_url)
+        self.session = session or requests.Session()
+        self.max_wait_s = max_wait_s
+        self.retries = max(0, retries)
+        self.sleep = sleep
+        self.progress = progress
+        self.per_page = max(1, min(100, per_page))
+        self.timeout_s = timeout_s
+        self.recorder = SnapshotRecorder(Path(record_dir), self.repo) if record_dir is not None else None
+        self.rate = RateState()
+        self.requests_made = 0
+
+    # ---- RestSource -------------------------------------------------------------------------
+
+    def repo_info(self) -> Json:
+        """GET /repos/{o}/{n}; a 404 raises RepoNotFound before anything is recorded."""
+        url = self._url("")
+        data = self._get_json(url)
+        if data is None:
+            raise RepoNotFound(self.repo, url)
+        if not isinstance(data, dict):
+            raise GitHubError(f"expected a repository object from {url}, got {type(data).__name__}", 200, url)
+        self._record_json("repo.json", data)
+        return data
+
+    def list_pulls(self, max_prs: int) -> Iterator[Json]:
+        """PRs newest first (state=all, sort=created desc), at most ``max_prs``, page by page."""
+        if max_prs <= 0:
+            return
+        params = {"state": "all", "sort": "created", "direction": "desc"}
+        seen = 0
+        for page in self._pages("/pulls", params, "pulls", per_page=min(self.per_page, max_prs)):
+            for pr in page:
+                if not isinstance(pr, dict) or not isinstance(pr.get("number"), int):
+                    raise GitHubError(f"the pull request list of {self.repo} holds an item without a number", 200)
+                self._record_json(f"pulls/{int(pr['number'])}.json", pr)
+                yield pr
+                seen += 1
+                if seen >= max_prs:
+                    return
+
+    def pull(self, number: int) -> Json | None:
+        return self._get_item(f"/pulls/{int(number)}", f"pulls/{int(number)}.json")
+
+    def pull_files(self, number: int) -> list[Json]:
+        return self._get_list(f"/pulls/{int(number)}/files", f"pulls/{int(number)}/files.json")
+
+    def pull_review_comments(self, number: int) -> list[Json]:
+        return self._get_list(f"/pulls/{int(number)}/comments", f"pulls/{int(number)}/comments.json")
+
+    def issue(self, number: int) -> Json | None:
+        """GET /issues/{n}; None when missing or deleted. A PR answers too (it has ``pull_request``)."""
+        return self._get_item(f"/issues/{int(number)}", f"issues/{int(number)}.json")
+
+    def issue_comments(self, number: int) -> list[Json]:
+        return self._get_list(f"/issues/{int(number)}/comments", f"issues/{int(number)}/comments.json")
+
+    def file_text(self, path: str) -> str | None:
+        """A file at the default branch, decoded from the contents API; None when missing or not text."""
+        rel = _safe_content_path(path)
+        data = self._get_json(self._url("/contents/" + quote(rel, safe="/")))
+        text = _decode_content(data)
+        if text is not None:
+            self._record_text(f"contents/{rel}", text)
+        return text
+
+    # ---- fetching ---------------------------------------------------------------------------
+
+    def _url(self, suffix: str) -> str:
+        return f"{self.api_url}/repos/{self.repo}{suffix}"
+
+    def _get_item(self, suffix: str, rel: str) -> Json | None:
+        url = self._url(suffix)
+        data = self._get_json(url)
+        if data is not None and not isinstance(data, dict):
+            raise GitHubError(f"expected an object from {url}, got {type(data).__name__}", 200, url)
+        if data is not None:
+            self._record_json(rel, data)
+        return data
+
+    def _get_list(self, suffix: str, rel: str) -> list[Json]:
+        label = suffix.strip("/").replace("/", " ")
+        items = [item for page in self._pages(suffix, {}, label) for item in page]
+        self._record_json(rel, items)
+        return items
+
+    def _pages(self, suffix: str, params: dict[str, Any], label: str, per_page: int | None = None) -> Iterator[list[Json]]:
+        """Follow ``Link: rel="next"`` from the first page; yields each page's list."""
+        url: str | None = self._url(suffix)
+        query: dict[str, Any] | None = {**params, "per_page": per_page or self.per_page}
+        visited: set[str] = set()
+        n = 0
+        while url:
+            data, resp = self._fetch(url, query, missing_ok=False)
+            if not isinstance(data, list):
+                raise GitHubError(f"expected a list from {url}, got {type(data).__name__}", 200, url)
+            n += 1
+            self._say(f"fetched page {n} of {label} ({len(data)} items)")
+            yield data
+            url, query = self._follow(next_link(resp.headers.get("Link")), visited), None
+
+    def _follow(self, link: str | None, visited: set[str]) -> str | None:
+        if link is None:
+            return None
+        if _origin(link) != self._origin:
+            # The token goes with every request, so never follow a link to another host.
+            raise GitHubError(f"pagination link {link!r} leaves {self._origin}; refusing to follow it", None, link)
+        if link in visited:
+            raise GitHubError(f"pagination loops back to {link}", None, link)
+        visited.add(link)
+        return link
+
+    def _get_json(self, url: str) -> Any:
+        """GET → decoded JSON, or None for 404/410."""
+        return self._fetch(url, None, missing_ok=True)[0]
+
+    def _fetch(self, url: str, params: dict[str, Any] | None, missing_ok: bool) -> tuple[Any, requests.Response]:
+        """GET → (decoded JSON, response); 404/410 → None when ``missing_ok``; other failures raise GitHubError."""
+        resp = self._request(url, params)
+        status = resp.status_code
+        if status in (404, 410) and missing_ok:
+            return None, resp
+        if status >= 400:
+            raise GitHubError(f"GitHub answered {status} for {resp.url}: {_message(resp)}", status, resp.url)
+        try:
+            return resp.json(), resp
+        except ValueError:
+            snippet = resp.text[:120].replace("\n", " ")
+            raise GitHubError(f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}",
+                              status, resp.url) from None
+
+    def _request(self, url: str, params: dict[str, Any] | None) -> requests.Response:
+        """One GET with rate-limit waits and bounded retries of 5xx and dropped connections."""
+        failures = 0
+        limited = 0
+        while True:
+            self._wait_if_low(url)
+            try:
+                self.requests_made += 1
+                resp = self.session.get(url, params=params, headers=self._headers(), timeout=self.timeout_s)
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError, requests.Timeout) as e:
+                failures += 1
+                self._retry_or_raise(failures, url, None, f"connection failed ({type(e).__name__}: {e})")
+                continue
+            self.rate = RateState.from_headers(resp.headers)
+            if resp.status_code in (403, 429) and _is_rate_limited(resp):
+                limited += 1
+                self._wait_for_limit(resp, url, limited)
+                continue
+            if resp.status_code >= 500:
+                failures += 1
+                self._retry_or_raise(failures, url, resp.status_code, f"GitHub answered {resp.status_code}")
+                continue
+            return resp
+
+    def _headers(self) -> dict[str, str]:
+        h = {"Accept": "application/vnd.github+json", "User-Agent": USER_AGENT, "X-GitHub-Api-Version": API_VERSION}
+        if self.token:
+            h["Authorization"] = f"Bearer {self.token}"
+        return h
+
+    def _retry_or_raise(self, failures: int, url: str, status: int | None, what: str) -> None:
+        if failures > self.retries:
+            raise GitHubError(f"{what} for {url}; gave up after {failures} attempts", status, url)
+        delay = min(MAX_BACKOFF_S, 0.5 * 2 ** (failures - 1))
+        self._say(f"{what} for {url}; retry {failures}/{self.retries} in {delay:g}s")
+        self.sleep(delay)
+
+    # ---- rate limits ------------------------------------------------------------------------
+
+    def _wait_if_low(self, url: str) -> None:
+        """Wait for the reset before spending the last requests of the quota."""
+        r = self.rate
+        if r.remaining is None or r.remaining >= LOW_REMAINING or r.reset_at is None:
+            return
+        self._wait_until(r.reset_at, url, f"only {r.remaining} requests left")
+        self.rate = RateState()
+
+    def _wait_for_limit(self, resp: requests.Response, url: str, attempt: int) -> None:
+        if attempt > self.retries + 1:
+            raise RateLimited(self.rate.reset_at or time.time() + SECONDARY_LIMIT_WAIT_S, url)
+        retry_after = _float_header(resp.headers, "Retry-After")
+        if retry_after is not None:
+            reset_at = time.time() + retry_after
+        elif self.rate.remaining == 0 and self.rate.reset_at is not None:
+            reset_at = self.rate.reset_at
+        else:
+            reset_at = time.time() + SECONDARY_LIMIT_WAIT_S
+        self._wait_until(reset_at, url, f"rate limited ({resp.status_code})")
+        self.rate = RateState()
+
+    def _wait_until(self, reset_at: float, url: str, why: str) -> None:
+        # One spare second, because GitHub's reset is whole seconds and clocks drift.
+        wait = max(0.0, reset_at - time.time()) + 1.0
+        if wait > self.max_wait_s + 1.0:
+            raise RateLimited(reset_at, url)
+        self._say(f"waiting {wait:.0f}s for rate limit: {why}")
+        self.sleep(wait)
+
+    # ---- recording and progress -------------------------------------------------------------
+
+    def _record_json(self, rel: str, data: Any) -> None:
+        if self.recorder is not None:
+            self.recorder.write_json(rel, data)
+
+    def _record_text(self, rel: str, text: str) -> None:
+        if self.recorder is not None:
+            self.recorder.write_text(rel, text)
+
+    def _say(self, message: str) -> None:
+        if self.progress is not None:
+            self.progress(message)
+
+    def close(self) -> None:
+        """Close the HTTP session."""
+        self.session.close()
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _is_rate_limited(resp: requests.Response) -> bool:
+    """A 403/429 is a rate limit when the quota is spent, Retry-After is set, or the message says so."""
+    if resp.headers.get("Retry-After") is not None or resp.headers.get("X-RateLimit-Remaining") == "0":
+        return True
+    return resp.status_code == 429 or "rate limit" in _message(resp).lower()
+
+
+def _message(resp: requests.Response) -> str:
+    try:
+        body = resp.json()
+    except ValueError:
+        return resp.text[:200] or resp.reason or "no message"
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    return resp.reason or "no message"
+
+
+def _decode_content(data: Any) -> str | None:
+    """The text of a contents-API file answer; None for directories, huge files (no inline content) or binaries."""
+    if not isinstance(data, dict) or data.get("type", "file") != "file":
+        return None
+    if data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
+        return None
+    try:
+        return base64.b64decode(data["content"]).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
