@@ -381,5 +381,5 @@ def test_reads_two_thousand_commits_fast(tmp_path: Path) -> None:
     assert len(hist.commits) == 2000 and len(hist.pulls) == 1000 and len(hist.docs) == 40
     assert all(c.files and c.files[0].patch.startswith("@@") for c in hist.commits)
     assert sorted(d.added_by_pr or 0 for d in hist.docs) == list(range(2, 2001, 50))
-    assert len(seen) == 11 and seen[0] == "git: read 200 commits"
+    assert len(seen) == 11 and seen[0] == "git: read 200 of 2000 commits"
     assert rate >= 500, f"only {rate:.0f} commits/s"

@@ -73,12 +73,13 @@ def read_git_history(
     base = github_base_url(_origin_url(top))
     hist = RepoHistory(repo=repo, url=base)
     shallow = _shallow_edges(top)
+    total = int(_git(top, "rev-list", "--count", f"--max-count={max_commits}", head).stdout)
     for n, commit in enumerate(_read_commits(top, head, max_commits, hist, base), start=1):
         if commit.sha in shallow:
             _drop_shallow_diff(commit, hist.problems)
         hist.commits.append(commit)
         if progress and n % PROGRESS_EVERY == 0:
-            progress(f"git: read {n} commits")
+            progress(f"git: read {n} of {total} commits")
     hist.pulls = _pulls_from_commits(hist, base)
     hist.docs = _read_docs(top, head, base, shallow, hist.problems)
     if progress:
