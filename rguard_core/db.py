@@ -200,6 +200,37 @@ class Graph:
             self.log.add(QueryRecord(name, cypher, params, ms, len(rows)))
         return rows
 
+    def write_many(self, cypher: str, batches: list[dict[str, Any]], *, name: str = "write") -> None:
+        """Run one write statement per parameter batch, in order, serialising the next batch while the
+        database works on the current one (bulk ingest spends as long building parameters as writing)."""
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        from falkordb.helpers import stringify_param_value
+
+        def header(params: dict[str, Any]) -> str:
+            return "CYPHER " + " ".join(f"`{k}`={stringify_param_value(v)}" for k, v in params.items()) + " "
+
+        def send(text: str, params: dict[str, Any]) -> None:
+            t0 = time.perf_counter()
+            try:
+                self._g.query(text, None, timeout=self.store.timeout_ms)
+            except Exception as e:  # noqa: BLE001
+                if "timed out" in str(e).lower():
+                    raise QueryTimeout(self.name, cypher, params, self.store.timeout_ms) from e
+                raise QueryFailed(self.name, cypher, params, e) from e
+            if self.log is not None:
+                self.log.add(QueryRecord(name, cypher, params, (time.perf_counter() - t0) * 1000, 0))
+
+        pending: Future[None] | None = None
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            for params in batches:
+                text = header(params) + cypher
+                if pending is not None:
+                    pending.result()
+                pending = pool.submit(send, text, params)
+            if pending is not None:
+                pending.result()
+
     def read(self, cypher: str, params: dict[str, Any] | None = None, *, name: str = "read") -> list[dict[str, Any]]:
         return self.query(cypher, params, name=name, read_only=True)
 

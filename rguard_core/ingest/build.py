@@ -97,6 +97,7 @@ class _Builder:
         self.editors: dict[str, Counter[str]] = defaultdict(Counter)
         self.edit_last: dict[tuple[str, str], str] = {}
         self.decision_of: dict[str, str] = {}  # source id -> decision id
+        self.issue_links: dict[str, list[str]] = {}  # source id -> issues it fixes or references
 
     # --- sources -------------------------------------------------------------------------------
     def source(self, kinds: tuple[str, ...], sid: str, text: str, author: str | None, when: str | None, **props: Any) -> None:
@@ -214,6 +215,8 @@ class _Builder:
     def _link(self, rel: str, sid: str, n: int) -> None:
         if n in self.issue_numbers:
             self.b.edge(rel, sid, f"issue:{n}", "Source", "Source")
+            if rel in ("FIXES", "REFERENCES"):
+                self.issue_links.setdefault(sid, []).append(f"issue:{n}")
         elif n in self.pr_numbers:
             self.b.edge(rel, sid, f"pr:{n}", "Source", "Source")
         else:
@@ -235,10 +238,8 @@ class _Builder:
             cprop = self.ex.extract(SourceDoc(cid, "comment", self.texts[cid], "claims"))
             claim_ids += self.claims(cid, cprop.claims)
             self.alternatives(cid, cprop, did)
-        for rel in ("FIXES", "REFERENCES"):
-            for (src, dst), _ in self.b.edges.get((rel, "Source", "Source"), {}).items():
-                if src == doc.id and dst.startswith("issue:"):
-                    claim_ids += self.issue_claims(dst)
+        for issue_id in self.issue_links.get(doc.id, []):
+            claim_ids += self.issue_claims(issue_id)
         for cid in dict.fromkeys(claim_ids):
             jid = f"just:{did}:{cid}"
             self.b.node(("Justification",), jid)

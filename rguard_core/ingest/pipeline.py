@@ -68,12 +68,13 @@ def ingest_history(
     batch, coverage = build_graph(hist, extractor, progress)
     t1 = time.perf_counter()
     graph = store.repo_graph(repo)
+    fresh = not graph.exists()
     ensure_schema(graph)
     _mark(graph, repo, source, "writing")
-    written = write_batch(graph, batch, progress)
+    written = write_batch(graph, batch, progress, fresh=fresh)
     _mark(graph, repo, source, "complete", coverage.as_dict())
     t2 = time.perf_counter()
-    _recompute_support(graph)
+    _recompute_support(graph, fresh)
     t3 = time.perf_counter()
     timings = {"collect": round(t_collect, 3), "extract": round(t1 - t0, 3), "write": round(t2 - t1, 3),
                "support": round(t3 - t2, 3)}
@@ -140,10 +141,13 @@ def _mark(graph: Any, repo: str, source: str, state: str, coverage: dict[str, An
     )
 
 
-def _recompute_support(graph: Any) -> None:
-    """Let the support engine settle holds/labels after new claims arrive (when the engine is present)."""
-    try:
-        from ..memory.engine import recompute_all
-    except ImportError:
+def _recompute_support(graph: Any, fresh: bool) -> None:
+    """Settle ``holds`` after a write. In a fresh graph nothing is quarantined or corrected, so every
+    observation holds and a decision holds iff it has a justification; otherwise the engine recomputes."""
+    if fresh:
+        graph.query("MATCH (d:Decision) WHERE NOT (d)<-[:JUSTIFIES]-(:Justification) SET d.holds = false",
+                    name="ingest.unsupported")
         return
+    from ..memory.engine import recompute_all
+
     recompute_all(graph)

@@ -9,6 +9,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _HEADER = re.compile(r"^\s*#{1,6}\s+(.*)$")
+_CODE_CHARS = str.maketrans("", "", "{}();=<>[]")
 _CHECKBOX = re.compile(r"^(?:[-*+]\s*)?\[[ xX√✓✔]?\]")
 
 
@@ -63,5 +64,5 @@ def _skip_line(line: str) -> bool:
         or bool(_CHECKBOX.match(s))
         or s.startswith("    ")
         or (s.startswith("[") and "](" in s and s.endswith(")"))
-        or sum(c in "{}();=<>[]" for c in s) > len(s) / 6
+        or len(s) - len(s.translate(_CODE_CHARS)) > len(s) / 6
     )
