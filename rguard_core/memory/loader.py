@@ -1,0 +1,144 @@
+"""Load a memory scenario into its workspace graph: validated completely, then written in ONE query.
+
+Loading into a workspace that already has a graph REPLACES it: the same query deletes the old nodes (earlier
+incidents and corrections included) and writes the scenario, so readers see either the old workspace or the
+new one, never a mix. The memory revision keeps counting up across loads, so a preview taken against the old
+contents can never be applied to the new ones. Bad input raises ScenarioError before anything is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..db import Store
+from ..errors import ScenarioError
+from ..schema import ensure_schema
+from .engine import action_status, least_fixed_point
+from .graphio import STATE_ID
+from .model import ActionState, ClaimState, DecisionState, JustState, SupportGraph
+from .scenario import Scenario, parse_scenario, read_scenario_file
+
+_LOAD = """
+OPTIONAL MATCH (m0:MemoryState) WITH coalesce(max(m0.rev), -1) + 1 AS rev
+OPTIONAL MATCH (old) DETACH DELETE old
+WITH DISTINCT rev
+CREATE (:MemoryState {id: $state_id, rev: rev, epoch: $epoch, workspace: $workspace, loaded_at: $now})
+WITH count(*) AS _0
+UNWIND $sources AS x CREATE (n:Source) SET n = x
+WITH count(*) AS _1
+UNWIND $lineage AS x MATCH (a:Source {id: x.s}), (b:Source {id: x.p}) CREATE (a)-[:DERIVED_FROM]->(b)
+WITH count(*) AS _2
+UNWIND $fragments AS x MATCH (s:Source {id: x.source_id}) CREATE (s)-[:HAS_FRAGMENT]->(f:Fragment) SET f = x
+WITH count(*) AS _3
+UNWIND $claims AS x CREATE (n:Claim) SET n = x
+WITH count(*) AS _4
+UNWIND $evidence AS x MATCH (c:Claim {id: x.c}), (f:Fragment {id: x.f}) CREATE (c)-[:EVIDENCED_BY]->(f)
+WITH count(*) AS _5
+UNWIND $decisions AS x CREATE (n:Decision) SET n = x
+WITH count(*) AS _6
+UNWIND $justs AS x CREATE (n:Justification) SET n = x
+WITH count(*) AS _7
+UNWIND $premises AS x MATCH (j:Justification {id: x.j}), (c:Claim {id: x.c}) CREATE (j)-[:PREMISE]->(c)
+WITH count(*) AS _8
+UNWIND $concludes_claims AS x MATCH (j:Justification {id: x.j}), (t:Claim {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)
+WITH count(*) AS _9
+UNWIND $concludes_decisions AS x MATCH (j:Justification {id: x.j}), (t:Decision {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)
+WITH count(*) AS _9b
+UNWIND $actions AS x MATCH (d:Decision {id: x.decision}) CREATE (a:Action)-[:IMPLEMENTS]->(d) SET a = x.props
+WITH count(*) AS _10
+MATCH (m:MemoryState {id: $state_id}) RETURN m.rev AS rev
+"""
+
+
+@dataclass
+class LoadResult:
+    workspace: str
+    graph: str
+    revision: int
+    replaced: int  # nodes the previous contents of the workspace had
+    counts: dict[str, int]
+    holding: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"workspace": self.workspace, "graph": self.graph, "revision": self.revision,
+                "replaced": self.replaced, "counts": self.counts, "holding": self.holding}
+
+
+def load_scenario(store: Store, scenario: Scenario | dict[str, Any] | str | Path, workspace: str | None = None) -> LoadResult:
+    """Validate a scenario (object, decoded JSON or file path) and write it as its workspace's whole graph."""
+    if isinstance(scenario, (str, Path)):
+        scenario = read_scenario_file(scenario)
+    elif isinstance(scenario, dict):
+        scenario = parse_scenario(scenario)
+    ws = workspace or scenario.workspace
+    if not ws:
+        raise ScenarioError("no workspace: give --workspace or a 'workspace' field in the scenario")
+    graph = store.workspace_graph(ws)  # validates the name before anything is written
+    sg = support_graph_of(scenario)
+    after = least_fixed_point(sg, set())
+    params = _params(scenario, sg, after.nodes, after.justs)
+    params.update(state_id=STATE_ID, epoch=uuid.uuid4().hex, workspace=ws,
+                  now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    ensure_schema(graph, workspace=True)
+    before = graph.read("MATCH (n) WHERE NOT n:MemoryState RETURN count(n) AS n", name="memory.load.before")
+    rows = graph.query(_LOAD, params, name="memory.load")
+    counts = {k: len(v) for k, v in (("sources", scenario.sources), ("claims", scenario.claims),
+                                      ("justifications", scenario.justifications), ("decisions", scenario.decisions),
+                                      ("actions", scenario.actions))}
+    holding = {"claims": sum(after.nodes[c.id] for c in scenario.claims),
+               "decisions": sum(after.nodes[d.id] for d in scenario.decisions)}
+    return LoadResult(ws, graph.name, int(rows[0]["rev"]), int(before[0]["n"]) if before else 0, counts, holding)
+
+
+def support_graph_of(sc: Scenario) -> SupportGraph:
+    """The engine's view of a scenario (nothing quarantined, nothing superseded yet)."""
+    sg = SupportGraph()
+    for s in sc.sources:
+        sg.lineage[s.id] = s.derived_from
+    for c in sc.claims:
+        sg.claims[c.id] = ClaimState(c.id, c.source_id, c.span is not None)
+    for d in sc.decisions:
+        sg.decisions[d.id] = DecisionState(d.id)
+    for j in sc.justifications:
+        sg.justs[j.id] = JustState(j.id, (j.conclusion,), j.premises)
+    for a in sc.actions:
+        sg.actions[a.id] = ActionState(a.id, (a.decision,), a.executed)
+    return sg
+
+
+def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: dict[str, bool]) -> dict[str, Any]:
+    fragments: dict[str, dict[str, Any]] = {}
+    claims, evidence = [], []
+    for c in sc.claims:
+        props: dict[str, Any] = {"id": c.id, "statement": c.statement, "rev": 0, "status": "active", "holds": holds[c.id]}
+        if c.span is not None:
+            fid = f"frag:{c.span.source_id}:{c.span.start}:{c.span.end}"
+            fragments[fid] = {"id": fid, "source_id": c.span.source_id, "start": c.span.start, "end": c.span.end,
+                              "text": c.span.text}
+            props.update(quote=c.span.text, source_id=c.span.source_id, start=c.span.start, end=c.span.end)
+            evidence.append({"c": c.id, "f": fid})
+        claims.append(props)
+    return {
+        "sources": [_clean({"id": s.id, "kind": s.kind, "title": s.title, "text": s.text, "url": s.url,
+                            "quarantined": False, "rev": 0}) for s in sc.sources],
+        "lineage": [{"s": s.id, "p": p} for s in sc.sources for p in s.derived_from],
+        "fragments": list(fragments.values()),
+        "claims": claims,
+        "evidence": evidence,
+        "decisions": [{"id": d.id, "summary": d.summary, "rev": 0, "holds": holds[d.id]} for d in sc.decisions],
+        "justs": [{"id": j.id, "holds": just_holds[j.id]} for j in sc.justifications],
+        "premises": [{"j": j.id, "c": p} for j in sc.justifications for p in j.premises],
+        "concludes_claims": [{"j": j.id, "t": j.conclusion} for j in sc.justifications if j.conclusion in sg.claims],
+        "concludes_decisions": [{"j": j.id, "t": j.conclusion} for j in sc.justifications if j.conclusion in sg.decisions],
+        "actions": [{"decision": a.decision, "props": {
+            "id": a.id, "summary": a.summary, "executed": a.executed, "rev": 0,
+            "status": action_status(a.executed, holds[a.decision])}} for a in sc.actions],
+    }
+
+
+def _clean(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
