@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
 
 from ..cli import print_json
@@ -49,13 +50,15 @@ def _progress(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     if args.quiet:
         return None
     last: dict[str, int] = {}
+    lock = threading.Lock()  # fetches report from several threads
 
     def report(stage: str, done: int, total: int) -> None:
         step = max(1, total // 10) if total else 1
-        if total and done != total and done - last.get(stage, -step) < step:
-            return
-        last[stage] = done
-        print(f"  {stage}: {done}/{total}" if total else f"  {stage}", file=sys.stderr, flush=True)
+        with lock:
+            if total and done != total and done - last.get(stage, -step) < step:
+                return
+            last[stage] = done
+            print(f"  {stage}: {done}/{total}" if total else f"  {stage}", file=sys.stderr, flush=True)
 
     return report
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .links import parse_links
@@ -62,19 +63,27 @@ def collect_pr_history(
     return hist
 
 
+FETCH_WORKERS = 6  # per-PR and per-issue requests are independent; a few in flight hide latency and retries
+
+
 def _add_pulls(src: RestSource, hist: RepoHistory, raw_pulls: list[Json], progress: Progress | None) -> None:
+    def fetch(n: int) -> tuple[list[Json], list[Json], list[Json]]:
+        return src.pull_files(n), src.issue_comments(n), src.pull_review_comments(n)
+
     total = len(raw_pulls)
-    for i, raw in enumerate(raw_pulls):
-        n = int(raw["number"])
-        pr = pull_from_rest(hist, raw)
-        pr.files = [file_from_rest(f) for f in src.pull_files(n)]
-        for j, c in enumerate(src.issue_comments(n)):
-            pr.comments.append(comment_from_rest(hist, c, f"comment:pr:{n}:{j}", f"pr:{n}", False))
-        for j, c in enumerate(src.pull_review_comments(n)):
-            pr.comments.append(comment_from_rest(hist, c, f"review:pr:{n}:{j}", f"pr:{n}", True))
-        hist.pulls.append(pr)
-        if progress:
-            progress("pull requests", i + 1, total)
+    with ThreadPoolExecutor(FETCH_WORKERS) as pool:
+        fetched = pool.map(fetch, [int(raw["number"]) for raw in raw_pulls])
+        for i, (raw, (files, conv, reviews)) in enumerate(zip(raw_pulls, fetched, strict=True)):
+            n = int(raw["number"])
+            pr = pull_from_rest(hist, raw)
+            pr.files = [file_from_rest(f) for f in files]
+            for j, c in enumerate(conv):
+                pr.comments.append(comment_from_rest(hist, c, f"comment:pr:{n}:{j}", f"pr:{n}", False))
+            for j, c in enumerate(reviews):
+                pr.comments.append(comment_from_rest(hist, c, f"review:pr:{n}:{j}", f"pr:{n}", True))
+            hist.pulls.append(pr)
+            if progress:
+                progress("pull requests", i + 1, total)
 
 
 def _add_linked_issues(src: RestSource, hist: RepoHistory, progress: Progress | None) -> None:
@@ -85,20 +94,27 @@ def _add_linked_issues(src: RestSource, hist: RepoHistory, progress: Progress | 
         wanted |= links.fixes | links.references | links.depends_on
         for c in pr.comments:
             wanted |= parse_links(c.body).references
-    wanted -= have_prs
-    for i, n in enumerate(sorted(wanted)):
+    numbers = sorted(wanted - have_prs)
+
+    def fetch(n: int) -> tuple[Json | None, list[Json]]:
         raw = src.issue(n)
-        if progress:
-            progress("linked issues", i + 1, len(wanted))
-        if raw is None:
-            hist.problems.append(f"#{n} is linked but could not be fetched (not found)")
-            continue
-        if raw.get("pull_request"):
-            continue  # a PR outside the window: the link stays as a reference to a PR we do not hold
-        issue = issue_from_rest(hist, raw)
-        for j, rc in enumerate(src.issue_comments(n)):
-            issue.comments.append(comment_from_rest(hist, rc, f"comment:issue:{n}:{j}", f"issue:{n}", False))
-        hist.issues.append(issue)
+        if raw is None or raw.get("pull_request"):
+            return raw, []
+        return raw, src.issue_comments(n)
+
+    with ThreadPoolExecutor(FETCH_WORKERS) as pool:
+        for i, (n, (raw, comments)) in enumerate(zip(numbers, pool.map(fetch, numbers), strict=True)):
+            if progress:
+                progress("linked issues", i + 1, len(numbers))
+            if raw is None:
+                hist.problems.append(f"#{n} is linked but could not be fetched (not found)")
+                continue
+            if raw.get("pull_request"):
+                continue  # a PR outside the window: the link stays as a reference to a PR we do not hold
+            issue = issue_from_rest(hist, raw)
+            for j, rc in enumerate(comments):
+                issue.comments.append(comment_from_rest(hist, rc, f"comment:issue:{n}:{j}", f"issue:{n}", False))
+            hist.issues.append(issue)
 
 
 def _add_docs(src: RestSource, hist: RepoHistory) -> None:

@@ -31,6 +31,7 @@ API_VERSION = "2022-11-28"
 SECONDARY_LIMIT_WAIT_S = 60.0
 LOW_REMAINING = 2
 MAX_BACKOFF_S = 30.0
+BASE_BACKOFF_S = 0.2  # transient 502s usually clear at once; 0.2, 0.6, 1.8, 5.4 s
 
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 _PR_URL = re.compile(
@@ -301,7 +302,7 @@ class GitHubSource:
     def _retry_or_raise(self, failures: int, url: str, status: int | None, what: str) -> None:
         if failures > self.retries:
             raise GitHubError(f"{what} for {url}; gave up after {failures} attempts", status, url)
-        delay = min(MAX_BACKOFF_S, 0.5 * 2 ** (failures - 1))
+        delay = min(MAX_BACKOFF_S, BASE_BACKOFF_S * 3 ** (failures - 1))
         self._say(f"{what} for {url}; retry {failures}/{self.retries} in {delay:g}s")
         self.sleep(delay)
 
