@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "rguard_core.commands.ingest",
     "rguard_core.commands.export",
     "rguard_core.commands.seed",
+    "rguard_core.commands.guard",
     "rguard_core.commands.memory",
 ]
 

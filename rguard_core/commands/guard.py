@@ -1,0 +1,96 @@
+"""``rguard guard`` (check a diff or a stored PR against earlier decisions) and ``rguard feedback``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..cli import print_json
+from ..db import open_store
+from ..errors import InvalidInput
+from ..guard import record_feedback, run_guard
+from ..guard.feedback import KINDS
+from ..guard.model import GuardReport
+from ..guard.run import JUDGES
+
+EXIT_WARN = 3
+MAX_INPUT_BYTES = 64 * 1024 * 1024  # read at most this much; the parser bounds its own work further
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("guard", help="warn before a diff undoes an earlier decision")
+    p.add_argument("--repo", required=True, help="OWNER/NAME (must be ingested)")
+    p.add_argument("--diff", metavar="FILE|-", help="a unified diff file, or - for stdin")
+    p.add_argument("--pr", type=int, metavar="N", help="guard PR N as stored in the graph (when no --diff is given); "
+                   "with --diff, PR N's own decision is left out of the candidates")
+    p.add_argument("--judge", choices=JUDGES, default="offline", help="offline (default, deterministic) or llm")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn (CI gates)")
+    p.set_defaults(func=run_guard_cmd)
+
+    f = sub.add_parser("feedback", help="ack, mark wrong, or override a guard finding's decision")
+    f.add_argument("--repo", required=True)
+    f.add_argument("--decision", required=True, help="decision_id from a guard finding")
+    f.add_argument("--kind", required=True, choices=KINDS)
+    f.add_argument("--by", required=True, help="your login")
+    f.add_argument("--reason", required=True, help="why; for override, the new decision in your own words")
+    f.add_argument("--json", action="store_true")
+    f.set_defaults(func=run_feedback_cmd)
+
+
+def read_diff(arg: str | None) -> str | None:
+    """The diff text from a file or stdin (``-``); None when no --diff was given."""
+    if arg is None:
+        return None
+    if arg == "-":
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES)
+    else:
+        path = Path(arg)
+        if not path.is_file():
+            raise InvalidInput(f"--diff {arg}: no such file")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_INPUT_BYTES)
+    return data.decode("utf-8", errors="replace")
+
+
+def run_guard_cmd(args: argparse.Namespace) -> int:
+    if args.diff is None and args.pr is None:
+        raise InvalidInput("give --diff FILE (or - for stdin) or --pr N")
+    report = run_guard(open_store(), args.repo, read_diff(args.diff), judge=args.judge, pr=args.pr)
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print_text(report)
+    return EXIT_WARN if args.fail_on_warn and report.verdict == "warn" else 0
+
+
+def print_text(report: GuardReport) -> None:
+    print(f"{report.repo}: {report.verdict.upper()} ({len(report.findings)} finding(s), "
+          f"{report.timings_ms['total']:.0f} ms)")
+    for f in report.findings:
+        print(f"\n[{f.label}] {f.decision_id}  score {f.score:.2f}  via {' + '.join(f.hops)}")
+        print(f"  \"{f.quote}\"\n  {f.source_url}")
+        if f.reason:
+            print(f"  why: {f.reason}")
+        for p in f.premises:
+            print(f"  {p['rule']} {p['status']}: {p['detail']}")
+        for a in f.alternatives:
+            print(f"  rejected: \"{a['quote']}\"")
+        if f.experts:
+            print("  ask: " + ", ".join(f"{e['login']} ({e['score']:.2f})" for e in f.experts)
+                  + f"; bus factor {f.bus_factor}")
+        for n in f.learned:
+            print(f"  learned: {n}")
+
+
+def run_feedback_cmd(args: argparse.Namespace) -> int:
+    res = record_feedback(open_store(), args.repo, args.decision, args.kind, args.by, args.reason)
+    if args.json:
+        print_json(res)
+    else:
+        extra = f"; new decision {res['new_decision']}" if res.get("new_decision") else ""
+        print(f"recorded {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}")
+    return 0

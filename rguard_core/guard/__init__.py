@@ -1,0 +1,7 @@
+"""The Guard: warn before a change undoes an earlier decision (see docs/GUARD.md)."""
+
+from .feedback import record_feedback
+from .model import Finding, GuardReport
+from .run import run_guard
+
+__all__ = ["Finding", "GuardReport", "record_feedback", "run_guard"]

@@ -1,0 +1,78 @@
+"""What the judge and the report need about each candidate decision: its fields, source, and code change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..db import Graph
+from .model import DecisionInfo
+
+MAX_PATCH_CHARS = 60_000  # one stored patch; longer ones are cut at a hunk boundary
+
+INFO_Q = """
+MATCH (d:Decision) WHERE d.id IN $ids WITH d
+MATCH (d)
+OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) WHERE s.id = d.source_id
+RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source_id,
+       coalesce(d.status, 'active') AS status, coalesce(d.score_factor, 1.0) AS score_factor,
+       s.kind AS kind, s.number AS number, s.path AS path, s.url AS url, s.title AS title,
+       coalesce(s.merged_at, s.date, s.created_at) AS at
+"""
+
+# The change behind a decision: its own PR or commit, or for an ADR the PR that added it.
+PATCHES_Q = """
+MATCH (d:Decision) WHERE d.id IN $ids WITH d
+MATCH (d)-[:DERIVED_FROM]->(p:Source)-[t:TOUCHES]->(f:File)
+WHERE f.path IN $paths OR t.previous_path IN $paths OR d.id IN $everywhere
+RETURN d.id AS decision, f.path AS path, t.previous_path AS previous_path, t.patch AS patch
+"""
+
+REPO_URL_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.url AS url, r.full_name AS name"
+
+
+def decision_infos(graph: Graph, ids: list[str]) -> dict[str, DecisionInfo]:
+    rows = graph.read(INFO_Q, {"ids": ids}, name="decisions.info")
+    return {r["id"]: _info(r) for r in rows}
+
+
+def attach_patches(graph: Graph, infos: dict[str, DecisionInfo], paths: list[str], everywhere: list[str]) -> None:
+    """Fill ``patches``: the decision's hunks on the diff's paths (on every path for ``everywhere`` ids)."""
+    if not infos:
+        return
+    rows = graph.read(PATCHES_Q, {"ids": list(infos), "paths": paths, "everywhere": everywhere},
+                      name="decisions.patches")
+    for r in rows:
+        info = infos.get(r["decision"])
+        patch = r.get("patch") or ""
+        if info is None or not patch:
+            continue
+        patch = _bounded(patch)
+        info.patches[r["path"]] = patch
+        if r.get("previous_path"):
+            info.patches.setdefault(r["previous_path"], patch)
+
+
+def _info(r: dict[str, Any]) -> DecisionInfo:
+    kind = r.get("kind") or "pr"
+    return DecisionInfo(
+        id=r["id"], summary=r.get("summary") or "", quote=r.get("quote") or "", source_id=r.get("source_id") or "",
+        source_kind=kind, source_number=r.get("number"), source_path=r.get("path"),
+        source_url=r.get("url") or f"rguard:{r.get('source_id') or r['id']}", source_title=r.get("title") or "",
+        status=r.get("status") or "active", score_factor=float(r.get("score_factor") or 1.0), at=r.get("at"),
+    )
+
+
+def source_ref(info: DecisionInfo) -> dict[str, Any]:
+    """The contract's ``source`` object: kind pr|issue|doc|commit|correction, number, path."""
+    kind = {"human_correction": "correction"}.get(info.source_kind, info.source_kind)
+    if kind not in ("pr", "issue", "doc", "commit", "correction"):
+        kind = "correction" if info.source_id.startswith("src:hc:") else "pr"
+    return {"kind": kind, "number": info.source_number if kind in ("pr", "issue") else None,
+            "path": info.source_path if kind == "doc" else None}
+
+
+def _bounded(patch: str) -> str:
+    if len(patch) <= MAX_PATCH_CHARS:
+        return patch
+    cut = patch.rfind("\n@@ ", 0, MAX_PATCH_CHARS)
+    return patch[: cut if cut > 0 else MAX_PATCH_CHARS]

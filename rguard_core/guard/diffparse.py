@@ -1,0 +1,158 @@
+"""Parse a unified diff (git or plain) with unidiff into FileDiffs, with bounded work on huge input."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Literal
+
+import unidiff
+
+from ..errors import DiffParseError
+from .model import FileDiff, Hunk, ParsedDiff
+from .tokens import change_set
+
+MAX_BYTES = 1_500_000  # beyond this only whole files up to the limit are read (noted in the report)
+MAX_FILES = 300
+MAX_IDENTIFIERS = 60
+_FILE_START = re.compile(r"^diff --git |^--- (?:a/|/dev/null)", re.M)
+_LOOKS_LIKE_DIFF = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)", re.M)
+
+
+def parse_diff(text: str | bytes) -> ParsedDiff:
+    """Files, hunks and changed identifiers of a unified diff; DiffParseError on empty or non-diff input."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if not text or not text.strip():
+        raise DiffParseError("the diff is empty: pass a unified diff (git diff / diff -u) on --diff FILE or stdin")
+    notes: list[str] = []
+    text = text.replace("\r\n", "\n")
+    if len(text) > MAX_BYTES:
+        text, dropped = _cut(text, MAX_BYTES)
+        notes.append(f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({dropped:,} characters skipped)")
+    if not _LOOKS_LIKE_DIFF.search(text):
+        raise DiffParseError("the input is not a unified diff: no 'diff --git', '---'/'+++' or '@@' lines found")
+    try:
+        patch = unidiff.PatchSet(text)
+    except unidiff.UnidiffParseError as first:
+        # Hand-edited diffs often carry stale hunk line counts; recount them once before giving up.
+        try:
+            patch = unidiff.PatchSet(recount_hunks(text))
+        except unidiff.UnidiffParseError:
+            raise DiffParseError(f"malformed unified diff: {first}") from first
+        notes.append(f"hunk line counts did not match the hunks ({first}); they were recounted")
+    if len(patch) == 0:
+        raise DiffParseError("the input is not a unified diff: no file sections could be read")
+    if len(patch) > MAX_FILES:
+        notes.append(f"diff touches {len(patch)} files: only the first {MAX_FILES} were checked")
+    files = [_file(p) for p in list(patch)[:MAX_FILES]]
+    return ParsedDiff(files, _identifiers(files), notes)
+
+
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$")
+
+
+def recount_hunks(text: str) -> str:
+    """Rewrite every ``@@ -a,b +c,d @@`` header with the line counts its body really has."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _HUNK_HEADER.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        old = new = 0
+        while j < len(lines) and not lines[j].startswith(("@@", "diff --git ", "--- ", "+++ ")):
+            k = lines[j][:1]
+            if k not in (" ", "-", "+", "\\", ""):
+                break
+            old += k in (" ", "-", "")
+            new += k in (" ", "+", "")
+            j += 1
+        while j > i + 1 and lines[j - 1] == "":  # trailing blank lines belong to no hunk
+            j -= 1
+            old -= 1
+            new -= 1
+        out.append(f"@@ -{m.group(1)},{old} +{m.group(2)},{new} @@{m.group(3)}")
+        out += lines[i + 1 : j]
+        i = j
+    return "\n".join(out)
+
+
+def diff_from_patches(patches: list[dict[str, object]]) -> str:
+    """A git-style diff rebuilt from stored TOUCHES rows (path, status, patch, previous_path)."""
+    out: list[str] = []
+    for row in patches:
+        path = str(row["path"])
+        prev = row.get("previous_path") or None
+        status = str(row.get("status") or "modified")
+        body = str(row.get("patch") or "")
+        old = str(prev) if prev else path
+        out.append(f"diff --git a/{old} b/{path}")
+        if prev and prev != path:
+            out += [f"rename from {prev}", f"rename to {path}"]
+        if not body.strip():
+            out.append(f"Binary files a/{old} and b/{path} differ")
+            continue
+        out.append("--- /dev/null" if status == "added" else f"--- a/{old}")
+        out.append("+++ /dev/null" if status == "removed" else f"+++ b/{path}")
+        out.append(body.rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+def _cut(text: str, limit: int) -> tuple[str, int]:
+    """Keep whole file sections up to ``limit`` characters (at least the first section's hunks up to it)."""
+    starts = [m.start() for m in _FILE_START.finditer(text)]
+    ends = [s for s in starts if 0 < s <= limit]
+    if ends:
+        cut = ends[-1]
+    else:
+        cut = text.rfind("\n@@ ", 0, limit)
+        cut = cut + 1 if cut > 0 else limit
+    return text[:cut], len(text) - cut
+
+
+def _file(p: unidiff.PatchedFile) -> FileDiff:
+    path = _strip(p.target_file) if not p.is_removed_file else _strip(p.source_file)
+    old = _strip(p.source_file) if not p.is_added_file else None
+    status: Literal["modified", "added", "removed", "renamed"]
+    if p.is_added_file:
+        status = "added"
+    elif p.is_removed_file:
+        status = "removed"
+    elif old and old != path:
+        status = "renamed"
+    else:
+        status = "modified"
+    if not path:
+        path = p.path
+    hunks = [] if p.is_binary_file else [_hunk(h) for h in p]
+    return FileDiff(path=path, old_path=old if old != path else None, status=status, binary=bool(p.is_binary_file),
+                    hunks=hunks)
+
+
+def _hunk(h: unidiff.Hunk) -> Hunk:
+    lines = [(ln.line_type, ln.value.rstrip("\n")) for ln in h if ln.line_type in (" ", "-", "+")]
+    header = f"@@ -{h.source_start},{h.source_length} +{h.target_start},{h.target_length} @@"
+    return Hunk(header, lines)
+
+
+def _strip(name: str | None) -> str:
+    if not name or name == "/dev/null":
+        return ""
+    name = name.split("\t", 1)[0]
+    return name[2:] if name[:2] in ("a/", "b/") else name
+
+
+def _identifiers(files: list[FileDiff]) -> list[str]:
+    counts: Counter[str] = Counter()
+    for f in files:
+        if f.binary or not f.hunks:
+            continue
+        cs = change_set([h.lines for h in f.hunks], f.path)
+        if cs.kind != "prose":
+            counts.update(cs.changed_idents)
+    return [name for name, _ in counts.most_common(MAX_IDENTIFIERS)]

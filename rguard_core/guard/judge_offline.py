@@ -1,0 +1,246 @@
+"""The offline judge: deterministic, and it only labels what the graph returned.
+
+For each file the diff shares with the decision's own change (its PR hunks, stored on TOUCHES), it
+compares net token changes (tokens.ChangeSet):
+  undo  the diff takes out what the decision's change put in, or puts back what it took out
+  same  the diff moves the same way as the decision (redoing or extending it)
+It also checks whether the diff flips a literal or condition the decision's own words name
+(None vs 0, ``is not None`` vs truthiness, null vs zero).
+
+  contradicts  undo carries a literal or specific identifier, weighs >= UNDO_MIN, explains at least
+               COVERAGE_MIN of the diff's change in those files and outweighs ``same``;
+               or a named literal/condition is flipped in a file the decision changed
+  related      some overlap either way, or the decision's words name what the diff changes
+  unrelated    nothing shared (comment-, docstring- and rename-only edits have no change at all)
+A decision that no longer stands (reverted, superseded, ADR withdrawn) is at most ``related``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from .model import DecisionInfo, FileDiff, Judgement, Label
+from .tokens import ChangeSet, change_set, is_specific, weight
+
+UNDO_MIN = 2.0
+COVERAGE_MIN = 0.3
+REMOTE_UNDO_MIN = 3.0  # a decision reached only through an issue or symbol: its change is elsewhere
+REMOTE_DISCOUNT = 0.8
+PROSE_UNDO_MIN = 3.0
+RELATED_MIN = 2.0
+TEST_UNDO_MIN = 4.0
+FLIP_MAX_CHANGE = 12.0  # a flip is a small, targeted edit
+FLIP_GROUPS: dict[str, frozenset[str]] = {
+    "none": frozenset({"None", "null", "nil", "undefined", "NULL", "nullptr"}),
+    "null": frozenset({"None", "null", "nil", "undefined", "NULL", "nullptr"}),
+    "nil": frozenset({"None", "null", "nil"}),
+    "zero": frozenset({"0"}),
+    "0": frozenset({"0"}),
+    "truthiness": frozenset({"is", "not", "None", "null", "!=", "==", "!==", "==="}),
+    "truthy": frozenset({"is", "not", "None", "null", "!=", "==", "!==", "==="}),
+    "falsy": frozenset({"is", "not", "None", "null", "!=", "==", "!==", "==="}),
+    "empty": frozenset({'""', "''"}),
+}
+
+
+@dataclass
+class Overlap:
+    undo: Counter[str]
+    same: Counter[str]
+    change_w: float
+    role: str  # code | test | prose
+
+    @property
+    def undo_w(self) -> float:
+        return _w(self.undo)
+
+    @property
+    def same_w(self) -> float:
+        return _w(self.same)
+
+
+def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
+    """The diff's ChangeSet per path (and per old path on renames)."""
+    out: dict[str, ChangeSet] = {}
+    for f in files:
+        if f.binary or not f.hunks:
+            continue
+        cs = change_set([h.lines for h in f.hunks], f.path)
+        for p in f.paths:
+            out[p] = cs
+    return out
+
+
+def patch_hunks(patch: str) -> list[list[tuple[str, str]]]:
+    """A stored patch (hunks from the first @@) as (kind, text) lines per hunk."""
+    hunks: list[list[tuple[str, str]]] = []
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            hunks.append([])
+        elif hunks and line[:1] in (" ", "-", "+"):
+            hunks[-1].append((line[0], line[1:]))
+        elif hunks and line == "":
+            hunks[-1].append((" ", ""))
+    return hunks
+
+
+class OfflineJudge:
+    """Deterministic labels from token overlap between the diff and the decision's own change."""
+
+    name = "offline"
+
+    def __init__(self) -> None:
+        self._pr_sets: dict[tuple[str, str], ChangeSet] = {}
+
+    def judge(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo, standing: bool) -> Judgement:
+        local = self._overlaps(diff_sets, info, same_path=True)
+        remote = False
+        if not local and info.patches:
+            local, remote = self._overlaps(diff_sets, info, same_path=False), True
+        label, score, reason = _decide(local, remote, diff_sets, info)
+        if not standing and label == "contradicts":
+            label, score = "related", min(score, 0.45)
+            reason += "; the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
+        return Judgement(label, round(score, 4), reason)
+
+    def _overlaps(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo, same_path: bool) -> list[Overlap]:
+        out = []
+        seen: set[int] = set()
+        for path, cs in diff_sets.items():
+            if id(cs) in seen or cs.empty:
+                continue
+            pairs = [(path, info.patches[path])] if same_path and path in info.patches else []
+            if not same_path:
+                pairs = [(p, x) for p, x in info.patches.items() if _kind_matches(p, cs)]
+            for p, patch in pairs:
+                pr = self._pr_set(info.source_id, p, patch)
+                out.append(_overlap(cs, pr))
+            if pairs:
+                seen.add(id(cs))
+        return out
+
+    def _pr_set(self, source_id: str, path: str, patch: str) -> ChangeSet:
+        key = (source_id, path)
+        if key not in self._pr_sets:
+            self._pr_sets[key] = change_set(patch_hunks(patch), path)
+        return self._pr_sets[key]
+
+
+def _overlap(d: ChangeSet, pr: ChangeSet) -> Overlap:
+    undo = (d.removed & pr.added) + (d.added & pr.removed)
+    same = (d.added & pr.added) + (d.removed & pr.removed)
+    role = "prose" if d.kind == "prose" else "test" if d.test else "code"
+    return Overlap(undo, same, _w(d.removed) + _w(d.added), role)
+
+
+def _decide(
+    ovs: list[Overlap], remote: bool, diff_sets: dict[str, ChangeSet], info: DecisionInfo
+) -> tuple[Label, float, str]:
+    named = _named(diff_sets, info)
+    code = [o for o in ovs if o.role == "code"]
+    tests = [o for o in ovs if o.role == "test"]
+    prose = [o for o in ovs if o.role == "prose"]
+    undo = sum((o.undo for o in code), Counter())
+    same = sum((o.same for o in code), Counter())
+    undo_w, same_w = _w(undo), _w(same)
+    change_w = sum(o.change_w for o in code) or 1.0
+    coverage = undo_w / change_w
+    specific = [t for t in _by_weight(undo) if is_specific(t)]
+    need = REMOTE_UNDO_MIN if remote else UNDO_MIN
+    if specific and undo_w >= need and coverage >= COVERAGE_MIN and undo_w >= same_w:
+        score = 0.5 + 0.4 * min(1.0, coverage) * min(1.0, undo_w / 6) + (0.1 if named else 0.0)
+        score *= REMOTE_DISCOUNT if remote else 1.0
+        where = "elsewhere in the decision's change" if remote else "in the same file"
+        return "contradicts", min(score, 1.0), (
+            f"the diff undoes the decision's own change {where}: {_list(specific)} "
+            f"({coverage:.0%} of the diff's change)")
+    flip = _flip(diff_sets, info, bool(code) and not remote)
+    if flip:
+        return "contradicts", 0.6, f"the diff flips {_list(flip)}, which the decision's own words name"
+    shared = [t for t in undo + same if is_specific(t)]
+    if (shared and undo_w + same_w >= RELATED_MIN) or named:
+        parts = []
+        if undo:
+            parts.append(f"partly undoes {_list(_by_weight(undo))}")
+        if same:
+            parts.append(f"changes the same code ({_list(_by_weight(same))})")
+        if named:
+            parts.append(f"changes what the decision names: {_list(named)}")
+        return "related", 0.2 + 0.25 * min(1.0, (undo_w + same_w) / 6) + (0.05 if named else 0.0), "; ".join(parts)
+    test_undo = sum((o.undo for o in tests), Counter())
+    test_change = sum(o.change_w for o in tests) or 1.0
+    if _w(test_undo) >= TEST_UNDO_MIN and _w(test_undo) / test_change >= 0.5:
+        return "related", 0.3, f"the diff undoes test code the decision added: {_list(_by_weight(test_undo))}"
+    prose_undo = sum((o.undo for o in prose), Counter())
+    prose_change = sum(o.change_w for o in prose) or 1.0
+    if _w(prose_undo) >= PROSE_UNDO_MIN and _w(prose_undo) / prose_change >= 0.5:
+        return "related", 0.25, f"the diff removes text the decision added: {_list(_by_weight(prose_undo))}"
+    return "unrelated", 0.0, "no shared change"
+
+
+def _named(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
+    """Code tokens the diff changes that the decision's quote, summary or title names.
+
+    Only what reads as code counts: text in backticks, literals, or identifiers with ``_``, digits or inner
+    capitals; a plain English word (``session``) that happens to be an identifier does not.
+    """
+    text = " ".join((info.quote, info.summary, info.source_title))
+    ticked = " ".join(re.findall(r"`([^`]+)`", text))
+    out = []
+    for cs in {id(c): c for c in diff_sets.values()}.values():
+        if cs.kind == "prose" or cs.test:
+            continue
+        for t in list(cs.removed) + list(cs.added):
+            key = t.strip("rbfuRBFU").strip("\"'`") if t[0] not in "0123456789" else t
+            if not is_specific(t) or len(key) < 3 or key in out:
+                continue
+            pattern = r"(?<![\w/.-])" + re.escape(key) + r"(?![\w/-])"
+            if re.search(pattern, ticked) or (_code_like(t) and re.search(pattern, text)):
+                out.append(key)
+    return out
+
+
+def _code_like(tok: str) -> bool:
+    """A number, an identifier with ``_``/digits/inner capitals, or a literal holding such (``"a/b"``)."""
+    if tok[0].isdigit():
+        return True
+    body = tok.strip("rbfuRBFU").strip("\"'`")
+    return any(c in "_/.-=:;+%" or c.isdigit() for c in body.strip("_")) or (
+        any(c.isupper() for c in body[1:]) and any(c.islower() for c in body))
+
+
+def _flip(diff_sets: dict[str, ChangeSet], info: DecisionInfo, touched: bool) -> list[str]:
+    """Literal/condition tokens the diff changes that the decision's words name (None, zero, truthiness…)."""
+    if not touched:
+        return []
+    # hyphenated names (``if-none-match``) stay whole, so only a standalone "none" names None
+    text = " ".join((info.quote, info.summary, info.source_title))
+    words = {w.lower().strip("-") for w in re.findall(r"[A-Za-z0-9_-]+", text)}
+    wanted = frozenset().union(*(g for k, g in FLIP_GROUPS.items() if k in words))
+    out: list[str] = []
+    for cs in {id(c): c for c in diff_sets.values()}.values():
+        if cs.kind == "prose" or cs.test or _w(cs.removed) + _w(cs.added) > FLIP_MAX_CHANGE:
+            continue
+        out += [t for t in list(cs.removed) + list(cs.added) if t in wanted and t not in out]
+    return out
+
+
+def _kind_matches(path: str, cs: ChangeSet) -> bool:
+    from .tokens import file_kind
+
+    return file_kind(path) == cs.kind
+
+
+def _by_weight(c: Counter[str]) -> list[str]:
+    return sorted(c, key=lambda t: (-weight(t), t))
+
+
+def _w(c: Counter[str]) -> float:
+    return sum(weight(t) * n for t, n in c.items())
+
+
+def _list(items: list[str], n: int = 5) -> str:
+    shown = [f"`{x}`" for x in items[:n]]
+    return ", ".join(shown) + (f" and {len(items) - n} more" if len(items) > n else "")

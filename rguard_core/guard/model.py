@@ -1,0 +1,135 @@
+"""Dataclasses that cross the guard's module boundaries: the parsed diff, candidates, findings, the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Label = Literal["contradicts", "related", "unrelated"]
+Verdict = Literal["warn", "note", "pass"]
+
+
+@dataclass
+class Hunk:
+    """One ``@@`` hunk: ``lines`` are (kind, text) with kind ' ', '-' or '+'; text has no newline."""
+
+    header: str
+    lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def removed(self) -> list[str]:
+        return [t for k, t in self.lines if k == "-"]
+
+    def added(self) -> list[str]:
+        return [t for k, t in self.lines if k == "+"]
+
+
+@dataclass
+class FileDiff:
+    """What the diff does to one file; ``old_path`` differs from ``path`` on renames."""
+
+    path: str
+    old_path: str | None
+    status: Literal["modified", "added", "removed", "renamed"]
+    binary: bool = False
+    hunks: list[Hunk] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [self.path] + ([self.old_path] if self.old_path and self.old_path != self.path else [])
+
+
+@dataclass
+class ParsedDiff:
+    files: list[FileDiff]
+    identifiers: list[str]  # identifiers in changed code lines, most frequent first
+    notes: list[str] = field(default_factory=list)  # what was skipped to keep the work bounded
+
+    @property
+    def paths(self) -> list[str]:
+        out: list[str] = []
+        for f in self.files:
+            out += [p for p in f.paths if p not in out]
+        return out
+
+
+@dataclass
+class Candidate:
+    """A decision the graph reached from the diff, with how (hop kinds) and through which node ids."""
+
+    decision_id: str
+    hops: list[str]
+    path: list[str]
+    files: list[str]  # diff paths that reached it
+    symbols: list[str] = field(default_factory=list)  # symbols that reached it (symbol hop)
+
+
+@dataclass
+class DecisionInfo:
+    """A candidate decision's own fields and the evidence the judge compares the diff against."""
+
+    id: str
+    summary: str
+    quote: str
+    source_id: str
+    source_kind: str
+    source_number: int | None
+    source_path: str | None
+    source_url: str
+    source_title: str
+    status: str
+    score_factor: float
+    at: str | None = None  # when the decision's source was merged / committed / written
+    patches: dict[str, str] = field(default_factory=dict)  # file path -> unified hunks of the decision's change
+
+
+@dataclass
+class Judgement:
+    label: Label
+    score: float
+    reason: str
+
+
+@dataclass
+class Finding:
+    decision_id: str
+    summary: str
+    quote: str
+    source_url: str
+    source: dict[str, Any]
+    label: Label
+    score: float
+    hops: list[str]
+    path: list[str]
+    premises: list[dict[str, str]] = field(default_factory=list)
+    alternatives: list[dict[str, str]] = field(default_factory=list)
+    experts: list[dict[str, Any]] = field(default_factory=list)
+    bus_factor: int = 0
+    learned: list[str] = field(default_factory=list)
+    reason: str = ""  # the judge's reason; shown by the CLI and page, not part of the JSON contract
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "decision_id": self.decision_id, "summary": self.summary, "quote": self.quote,
+            "source_url": self.source_url, "source": self.source, "label": self.label,
+            "score": round(self.score, 4), "hops": self.hops, "path": self.path, "premises": self.premises,
+            "alternatives": self.alternatives, "experts": self.experts, "bus_factor": self.bus_factor,
+            "learned": self.learned,
+        }
+
+
+@dataclass
+class GuardReport:
+    """The guard's answer for one diff; ``as_dict()`` is the CLI's JSON contract, exactly."""
+
+    repo: str
+    verdict: Verdict
+    findings: list[Finding]
+    cypher: list[dict[str, Any]]
+    timings_ms: dict[str, float]
+    notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
+            "cypher": self.cypher, "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+        }

@@ -1,0 +1,180 @@
+"""run_guard: parse → candidates (multi-hop Cypher) → premises, alternatives, experts → judge → report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
+from typing import Any, Literal
+
+from ..config import Settings
+from ..db import Graph, QueryLog, Store, validate_repo
+from ..errors import InvalidInput, UnknownRepository
+from . import alternatives as alts
+from . import candidates as cands
+from . import decisions, experts, feedback, premises
+from .diffparse import diff_from_patches, parse_diff
+from .judge_offline import OfflineJudge, diff_change_sets
+from .model import Candidate, DecisionInfo, Finding, GuardReport, Judgement, ParsedDiff, Verdict
+from .tokens import ChangeSet
+
+JUDGES = ("offline", "llm")
+MIN_SCORE = 0.1  # findings whose score (after "wrong" feedback) falls below this are not shown
+MAX_FINDINGS = 20
+Mode = Literal["concurrent", "sequential"]
+
+_POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="rguard-guard")
+
+PR_TIME_Q = "MATCH (p:PR {number: $n}) RETURN coalesce(p.created_at, p.merged_at) AS at"
+PR_PATCHES_Q = """
+MATCH (p:PR {number: $n})-[t:TOUCHES]->(f:File)
+WHERE t.status <> 'renamed_from'
+RETURN f.path AS path, t.status AS status, t.patch AS patch, t.previous_path AS previous_path
+ORDER BY f.path
+"""
+
+
+def run_guard(
+    store: Store, repo: str, diff_text: str | None, *, judge: str = "offline", pr: int | None = None,
+    settings: Settings | None = None, mode: Mode = "concurrent",
+) -> GuardReport:
+    """Guard one diff (or PR ``pr`` as stored in the graph) against the repository's earlier decisions."""
+    t0 = time.perf_counter()
+    repo = validate_repo(repo)
+    if judge not in JUDGES:
+        raise InvalidInput(f"unknown judge {judge!r}; choose one of: {', '.join(JUDGES)}")
+    settings = settings or store.settings
+    log = QueryLog()
+    graph = store.repo_graph(repo, log)
+    if not graph.exists():
+        raise UnknownRepository(repo)
+    if diff_text is None or (not diff_text.strip() and pr is not None):
+        if pr is None:
+            raise InvalidInput("give a diff (--diff FILE or -) or a pull request number (--pr N)")
+        diff_text = _pr_diff(graph, pr)
+    t_parse0 = time.perf_counter()
+    parsed = parse_diff(diff_text)
+    diff_sets = diff_change_sets(parsed.files)
+    t_parse = (time.perf_counter() - t_parse0) * 1000
+    exclude = [f"pr:{pr}"] if pr is not None else []
+    run = _Run(graph, parsed, diff_sets, exclude, settings, mode)
+    if pr is not None:  # a stored PR is guarded against what was decided before it was opened
+        rows = graph.read(PR_TIME_Q, {"n": int(pr)}, name="guard.pr_time")
+        run.before = rows[0]["at"] if rows else None
+    t_graph0 = time.perf_counter()
+    gathered = run.gather()
+    t_graph = (time.perf_counter() - t_graph0) * 1000
+    t_judge0 = time.perf_counter()
+    findings = run.judge(gathered, judge)
+    t_judge = (time.perf_counter() - t_judge0) * 1000
+    verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
+    timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
+    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes))
+
+
+def _pr_diff(graph: Graph, number: int) -> str:
+    rows = graph.read(PR_PATCHES_Q, {"n": int(number)}, name="guard.pr_patches")
+    if not rows:
+        raise InvalidInput(f"pull request #{number} is not in the graph (or touched no files); ingest it first")
+    return diff_from_patches(rows)
+
+
+class _Run:
+    """One guard run's graph work, in three stages whose queries run concurrently (or one by one)."""
+
+    def __init__(self, graph: Graph, parsed: ParsedDiff, diff_sets: dict[str, ChangeSet], exclude: list[str],
+                 settings: Settings, mode: Mode) -> None:
+        self.g, self.diff, self.sets, self.exclude = graph, parsed, diff_sets, exclude
+        self.settings, self.mode = settings, mode
+        self.before: str | None = None
+
+    def _all(self, jobs: dict[str, Callable[[], Any]]) -> dict[str, Any]:
+        if self.mode == "sequential":
+            return {k: fn() for k, fn in jobs.items()}
+        futs: dict[str, Future[Any]] = {k: _POOL.submit(fn) for k, fn in jobs.items()}
+        return {k: f.result() for k, f in futs.items()}
+
+    def gather(self) -> dict[str, Any]:
+        g, d, ex = self.g, self.diff, self.exclude
+        a = self._all({
+            "touches": lambda: cands.touches(g, d, ex), "issue": lambda: cands.linked(g, d, ex),
+            "adr": lambda: cands.adrs(g, d, ex), "known": lambda: cands.known_files(g, d),
+            "editors": lambda: experts.editors(g, d.paths), "pagerank": lambda: experts.pagerank(g),
+            "betweenness": lambda: experts.betweenness(g), "latest": lambda: experts.latest_activity(g),
+        })
+        found: list[Candidate] = a["touches"] + a["adr"] + a["issue"]
+        idents, new_files = self._symbol_inputs(a["known"])
+        if idents:
+            found += cands.symbols(g, idents, new_files, ex)
+        merged = cands.merge(cands.resolve_superseded(g, cands.merge(found)))
+        ids = [c.decision_id for c in merged]
+        everywhere = [c.decision_id for c in merged if not ({"touches", "adr"} & set(c.hops))]
+        b = self._all({
+            "infos": lambda: decisions.decision_infos(g, ids),
+            "alternatives": lambda: alts.alternatives(g, ids),
+            "authors": lambda: experts.authors(g, ids),
+            "learned": lambda: feedback.learned(g, ids),
+            **{f"rule.{r.id}": partial(premises.run_rule, g, r, ids, self.settings.inactive_days)
+               for r in premises.RULES},
+        }) if ids else {"infos": {}}
+        if ids:
+            decisions.attach_patches(g, b["infos"], d.paths, everywhere)
+        people = experts.People(a["editors"], a["pagerank"], a["betweenness"], a["latest"])
+        return {"candidates": merged, "people": people, **b}
+
+    def _symbol_inputs(self, known: set[str]) -> tuple[list[str], list[str]]:
+        """Identifiers of new, renamed or never-seen code files: the symbol hop is for those."""
+        files = [f for f in self.diff.files if not f.binary and f.hunks and (
+            f.status in ("added", "renamed") or not (set(f.paths) & known))]
+        idents: list[str] = []
+        for f in files:
+            cs = self.sets.get(f.path)
+            if cs is not None and cs.kind != "prose":
+                idents += [n for n, _ in cs.changed_idents.most_common(40) if n not in idents]
+        return idents[:60], [f.path for f in files]
+
+    def judge(self, gathered: dict[str, Any], judge: str) -> list[Finding]:
+        infos: dict[str, DecisionInfo] = gathered["infos"]
+        prem: dict[str, list[dict[str, str]]] = {}
+        for key, rows in gathered.items():
+            if key.startswith("rule."):
+                for did, p in rows:
+                    prem.setdefault(did, []).append(p)
+        items = [(c, infos[c.decision_id]) for c in gathered["candidates"]
+                 if c.decision_id in infos and not self._later(infos[c.decision_id])]
+        standing = {c.decision_id: not premises.no_longer_stands(prem.get(c.decision_id, [])) for c, _ in items}
+        labels = self._labels(items, standing, judge)
+        findings = []
+        for c, info in items:
+            j = labels[c.decision_id]
+            score = j.score * info.score_factor
+            if j.label == "unrelated" or score < MIN_SCORE:
+                continue
+            findings.append(self._finding(c, info, j, score, prem.get(c.decision_id, []), gathered))
+        findings.sort(key=lambda f: (f.label != "contradicts", -f.score, f.decision_id))
+        return findings[:MAX_FINDINGS]
+
+    def _later(self, info: DecisionInfo) -> bool:
+        return bool(self.before and info.at and str(info.at) > self.before)
+
+    def _labels(self, items: list[tuple[Candidate, DecisionInfo]], standing: dict[str, bool],
+                judge: str) -> dict[str, Judgement]:
+        if judge == "llm":
+            from .judge_llm import LLMJudge
+
+            return LLMJudge(self.settings).judge_all(self.diff, items, standing)
+        off = OfflineJudge()
+        return {c.decision_id: off.judge(self.sets, info, standing[c.decision_id]) for c, info in items}
+
+    def _finding(self, c: Candidate, info: DecisionInfo, j: Judgement, score: float,
+                 prem: list[dict[str, str]], gathered: dict[str, Any]) -> Finding:
+        files = [p for p in c.files if p in info.patches] or c.files
+        who, bus = experts.rank(gathered["people"], files, gathered["authors"].get(c.decision_id, []),
+                                self.settings.inactive_days)
+        return Finding(
+            decision_id=c.decision_id, summary=info.summary, quote=info.quote, source_url=info.source_url,
+            source=decisions.source_ref(info), label=j.label, score=score, hops=c.hops, path=c.path,
+            premises=sorted(prem, key=lambda p: p["rule"]), alternatives=gathered["alternatives"].get(c.decision_id, []),
+            experts=who, bus_factor=bus, learned=gathered["learned"].get(c.decision_id, []), reason=j.reason,
+        )

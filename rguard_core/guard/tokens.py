@@ -1,0 +1,269 @@
+"""Code-aware tokens of changed lines: comments, docstrings and renames drop out; what is left is what changed.
+
+Language-agnostic on purpose: a token is an identifier, a number, a string literal or an operator, and
+comment syntax is picked by file extension. Weights say how much a token tells about a decision:
+a literal or a specific identifier a lot, a keyword or an operator a little, prose strings almost nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+_TOKEN = re.compile(
+    r"""(?P<str>[rbfuRBFU]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`))"""
+    r"""|(?P<num>\b\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b)"""
+    r"""|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)"""
+    r"""|(?P<op>===|!==|==|!=|<=|>=|:=|&&|\|\||\?\?|[<>!])"""
+)
+_STRING_OR_HASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|#""")
+_STRING_OR_SLASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|//""")
+_STRING_OR_DASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|--""")
+_TRIPLE = re.compile(r'^[rbuRBU]{0,2}("""|\'\'\')')
+
+HASH_COMMENTS = frozenset(
+    ".py .pyi .pyx .rb .sh .bash .zsh .yaml .yml .toml .cfg .ini .conf .pl .pm .r .cmake .mk .tf .ex .exs "
+    ".jl .nim .cr .ps1 .coffee .gd".split()
+)
+SLASH_COMMENTS = frozenset(
+    ".js .jsx .mjs .cjs .ts .tsx .java .c .h .cc .cpp .cxx .hpp .cs .go .rs .swift .kt .kts .scala .php "
+    ".dart .groovy .gradle .m .mm .proto .zig .v .sol .css .scss .less .json5 .jsonc".split()
+)
+DASH_COMMENTS = frozenset(".sql .lua .hs .elm .ada .adb".split())
+PROSE = frozenset(".md .markdown .rst .txt .adoc .asciidoc .org .rdoc .textile".split())
+PROSE_NAMES = frozenset("readme license licence changelog changes authors contributing notice copying history".split())
+HASH_NAMES = frozenset("makefile dockerfile gemfile rakefile procfile justfile .gitignore .dockerignore".split())
+
+# Keywords and operators that carry a condition's meaning: worth a little, never enough alone.
+CONDITION_WORDS = frozenset(
+    "not and or is in None True False null nil true false undefined NULL nullptr".split()
+)
+CONTROL_WORDS = frozenset(
+    "if else elif elsif unless then return for while do try except catch finally raise throw with as def fn "
+    "func function class struct let var val const pass break continue yield await async "
+    "switch import from package public private protected static final".split()
+)
+NOISE_IDENTS = frozenset("self this cls super f r b u rb br fr rf".split())
+MIN_SPECIFIC_IDENT = 3
+
+
+_TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec|specs|testing|testdata|fixtures)/|(?:^|/)test_[^/]*$|_tests?\.[A-Za-z]+$"
+    r"|\.(?:test|spec)\.[A-Za-z]+$|(?:^|/)[^/]*Tests?\.(?:java|cs|kt|swift|scala)$|(?:^|/)conftest\.py$"
+)
+
+
+def is_test_path(path: str) -> bool:
+    """Tests mirror the code they check: their overlap supports ``related`` but never a contradiction alone."""
+    return bool(_TEST_PATH.search(path))
+
+
+def file_kind(path: str) -> str:
+    """``prose``, ``hash``, ``slash``, ``dash`` (comment syntax) or ``code`` (no known comment syntax)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    stem = name.split(".", 1)[0]
+    if ext in PROSE or (not ext and stem in PROSE_NAMES) or stem in PROSE_NAMES and ext in ("", ".txt"):
+        return "prose"
+    if ext in HASH_COMMENTS or name in HASH_NAMES:
+        return "hash"
+    if ext in SLASH_COMMENTS:
+        return "slash"
+    if ext in DASH_COMMENTS:
+        return "dash"
+    return "code"
+
+
+def strip_comment(line: str, kind: str) -> str:
+    """The code part of one line (trailing comment removed), or '' for a comment-only line."""
+    s = line.strip()
+    if not s:
+        return ""
+    if kind == "slash" and s.startswith(("/*", "*", "*/")):
+        return ""
+    pattern = {"hash": _STRING_OR_HASH, "slash": _STRING_OR_SLASH, "dash": _STRING_OR_DASH}.get(kind)
+    if pattern is None:
+        return s
+    for m in pattern.finditer(s):
+        if m.group(0) in ("#", "//", "--"):
+            return s[: m.start()].rstrip()
+    return s
+
+
+def code_lines(lines: list[tuple[str, str]], kind: str) -> list[tuple[str, str]]:
+    """(kind, code) for every hunk line that is code, tracking docstrings over context lines too."""
+    out: list[tuple[str, str]] = []
+    in_doc: str | None = None
+    for k, text in lines:
+        s = text.strip()
+        if in_doc is not None:
+            if in_doc in s:
+                in_doc = None
+            continue
+        if kind in ("hash", "code"):
+            m = _TRIPLE.match(s)
+            if m:
+                q = m.group(1)
+                if s.count(q) % 2 == 1:
+                    in_doc = q
+                continue  # a docstring line (opening, closing or one-line) is documentation
+        code = strip_comment(text, kind)
+        if code:
+            out.append((k, code))
+    return out
+
+
+def tokens(code: str) -> list[str]:
+    return [m.group(0) for m in _TOKEN.finditer(code)]
+
+
+def weight(tok: str) -> float:
+    """How much one token says about intent (see the module doc)."""
+    c = tok[0]
+    if c in "\"'`" or (len(tok) > 1 and tok[1] in "\"'" ) or (len(tok) > 2 and tok[2] in "\"'"):
+        body = tok.strip("rbfuRBFU").strip("\"'`")
+        if not body:
+            return 0.8
+        if len(body.split()) >= 3:
+            return 0.2  # a message or prose, not data
+        return 1.5
+    if c.isdigit():
+        return 1.0 if tok in ("0", "1") else 1.5
+    if c.isalpha() or c in "_$":
+        if tok in NOISE_IDENTS:
+            return 0.0
+        if tok in CONDITION_WORDS:
+            return 0.6
+        if tok in CONTROL_WORDS:
+            return 0.4
+        return 1.0 if len(tok) >= MIN_SPECIFIC_IDENT else 0.3
+    return 0.5  # comparison / logical operator
+
+
+def is_specific(tok: str) -> bool:
+    """A literal or a non-keyword identifier: something a decision can be about."""
+    return weight(tok) >= 1.0
+
+
+def is_identifier(tok: str) -> bool:
+    return (tok[0].isalpha() or tok[0] == "_") and weight(tok) >= 1.0 and not any(q in tok for q in "\"'`")
+
+
+@dataclass
+class ChangeSet:
+    """Net token changes of one file's hunks: what the change took out and what it put in."""
+
+    kind: str
+    test: bool = False
+    removed: Counter[str] = field(default_factory=Counter)
+    added: Counter[str] = field(default_factory=Counter)
+    removed_lines: list[str] = field(default_factory=list)  # code lines taken out (not moved, not renamed)
+    added_lines: list[str] = field(default_factory=list)
+    renames: dict[str, str] = field(default_factory=dict)
+    changed_idents: Counter[str] = field(default_factory=Counter)  # identifiers on any changed code line
+
+    def weight_of(self, which: Counter[str]) -> float:
+        return sum(weight(t) * n for t, n in which.items())
+
+    @property
+    def empty(self) -> bool:
+        return not self.removed and not self.added
+
+
+def change_set(hunks: list[list[tuple[str, str]]], path: str) -> ChangeSet:
+    """Build the ChangeSet of one file from its hunks' (kind, text) lines."""
+    kind = file_kind(path)
+    cs = ChangeSet(kind, is_test_path(path))
+    rem: list[str] = []
+    add: list[str] = []
+    blocks = [b for lines in hunks for b in _blocks(lines if kind == "prose" else code_lines(lines, kind))]
+    declared = {m for r, _ in blocks for x in r for m in _declared(x)} if kind != "prose" else set()
+    for block_rem, block_add in blocks:
+        block_rem, block_add = _drop_renames(block_rem, block_add, declared, cs.renames)
+        rem += block_rem
+        add += block_add
+    norm_add = Counter(_norm(x) for x in add)
+    norm_rem = Counter(_norm(x) for x in rem)
+    cs.removed_lines = [x for x in rem if not _take(norm_add, _norm(x))]
+    cs.added_lines = [x for x in add if not _take(norm_rem, _norm(x))]
+    r = Counter(t for x in cs.removed_lines for t in _toks(x, kind))
+    a = Counter(t for x in cs.added_lines for t in _toks(x, kind))
+    cs.removed, cs.added = r - a, a - r
+    for x in rem + add:
+        cs.changed_idents.update(t for t in _toks(x, kind) if is_identifier(t))
+    return cs
+
+
+def _toks(line: str, kind: str) -> list[str]:
+    if kind == "prose":
+        return [w.lower() for w in re.findall(r"[A-Za-z0-9_'-]+", line)]
+    return tokens(line)
+
+
+def _take(counter: Counter[str], key: str) -> bool:
+    if counter[key] > 0:
+        counter[key] -= 1
+        return True
+    return False
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _blocks(lines: list[tuple[str, str]]) -> list[tuple[list[str], list[str]]]:
+    """Maximal runs of changed lines, split into what they removed and what they added."""
+    out: list[tuple[list[str], list[str]]] = []
+    rem: list[str] = []
+    add: list[str] = []
+    for k, text in lines:
+        if k == "-":
+            rem.append(text)
+        elif k == "+":
+            add.append(text)
+        elif rem or add:
+            out.append((rem, add))
+            rem, add = [], []
+    if rem or add:
+        out.append((rem, add))
+    return out
+
+
+_DECL = re.compile(
+    r"^\s*(?:(?:let|var|const|val|auto|final|my|local)\s+)?([A-Za-z_]\w*)\s*(?::\s*[^=]+)?(?::=|=(?!=))"
+    r"|\b(?:def|fn|func|function|class)\s+([A-Za-z_]\w*)"
+)
+
+
+def _declared(line: str) -> list[str]:
+    """Names a line binds locally (assignment targets, function and class names)."""
+    return [a or b for a, b in _DECL.findall(line)]
+
+
+def _drop_renames(
+    rem: list[str], add: list[str], declared: set[str], renames: dict[str, str]
+) -> tuple[list[str], list[str]]:
+    """Drop line pairs that differ only by renaming a locally declared name (a -> b everywhere).
+
+    Swapping a called function or an attribute (``.match`` for ``.fullmatch``) is not a rename:
+    the old name must be bound in the removed code and never be used after a dot.
+    """
+    if not rem or len(rem) != len(add):
+        return rem, add
+    mapping: dict[str, str] = {}
+    for r, a in zip(rem, add, strict=True):
+        tr, ta = tokens(r), tokens(a)
+        if len(tr) != len(ta):
+            return rem, add
+        for x, y in zip(tr, ta, strict=True):
+            if x == y:
+                continue
+            if not (is_identifier(x) and is_identifier(y)) or mapping.setdefault(x, y) != y:
+                return rem, add
+    if not mapping or len(set(mapping.values())) != len(mapping) or not set(mapping) <= declared:
+        return rem, add
+    if any(re.search(r"\.\s*" + re.escape(old) + r"\b", r) for old in mapping for r in rem):
+        return rem, add
+    renames.update(mapping)
+    return [], []
