@@ -1,0 +1,3 @@
+"""tollgate: usage metering and billing."""
+
+__version__ = "1.1.0"
