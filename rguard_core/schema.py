@@ -16,7 +16,7 @@ REPO_LABELS = (
 WORKSPACE_LABELS = ("Source", "Fragment", "Claim", "Justification", "Decision", "Action", "Correction", "Incident")
 EXTRA_RANGE_INDEXES = (("PR", "number"), ("Issue", "number"), ("File", "path"), ("Person", "login"), ("Symbol", "name"))
 FULLTEXT = (("Decision", ("summary", "quote")), ("Claim", ("statement", "quote")))
-UNIQUE_ID_LABELS = ("Source", "Claim", "Decision", "Correction")
+UNIQUE_ID_LABELS = ("Repo", "Source", "Claim", "Decision", "Correction")
 
 _ALREADY = ("already indexed", "already exists", "already created")
 

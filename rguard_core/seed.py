@@ -54,11 +54,15 @@ def load_demo(store: Store, force: bool = False, progress: Callable[[str, int, i
 
 
 def _load_memory(store: Store, force: bool) -> list[str]:
-    try:
-        from .memory.scenario import load_scenario_file
-    except ImportError:
-        return []
+    """Each scenario file is its own workspace; an existing workspace keeps its incidents unless forced."""
+    from .memory import load_scenario
+    from .memory.scenario import read_scenario_file
+
     names = []
+    existing = set(store.list_workspaces())
     for path in sorted(MEMORY_DIR.glob("*.json")):
-        names.append(load_scenario_file(store, path, if_missing=not force))
+        scenario = read_scenario_file(path)
+        if force or scenario.workspace not in existing:
+            load_scenario(store, scenario)
+        names.append(scenario.workspace)
     return names

@@ -36,6 +36,7 @@ def test_starlette_snapshot_ingests_verbatim_and_idempotently(store: Store, tmp_
     for p in quoted:
         assert texts[p["source_id"]][p["start"]:p["end"]] == p["quote"], p["id"]
     assert {f"pr:{n}" for n in pulls} <= set(texts)
+    assert sum("Repo" in n["labels"] for n in data["nodes"]) == 1
 
     ingest_snapshot(store, tmp_path)
     assert _canon(export_graph(store, repo_name)) == _canon(data)

@@ -353,7 +353,6 @@ def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | No
         bd.commit(c)
     bd.supersessions()
     bd.people()
-    bd.b.node(("Repo",), "repo", full_name=hist.repo, url=hist.url)
     _fill_coverage(bd, hist)
     return bd.b, bd.cov
 

@@ -70,9 +70,9 @@ def ingest_history(
     graph = store.repo_graph(repo)
     fresh = not graph.exists()
     ensure_schema(graph)
-    _mark(graph, repo, source, "writing")
+    _mark(graph, repo, source, "writing", url=hist.url)
     written = write_batch(graph, batch, progress, fresh=fresh)
-    _mark(graph, repo, source, "complete", coverage.as_dict())
+    _mark(graph, repo, source, "complete", url=hist.url, coverage=coverage.as_dict())
     t2 = time.perf_counter()
     _recompute_support(graph, fresh)
     t3 = time.perf_counter()
@@ -129,13 +129,16 @@ def ingest_git(
                           time.perf_counter() - t0)
 
 
-def _mark(graph: Any, repo: str, source: str, state: str, coverage: dict[str, Any] | None = None) -> None:
+def _mark(graph: Any, repo: str, source: str, state: str, url: str | None = None,
+          coverage: dict[str, Any] | None = None) -> None:
+    """The one Repo node: which source filled the graph, when, and whether that write finished."""
     import json
 
     graph.query(
-        "MERGE (r:Repo {id: 'repo'}) SET r.full_name = $repo, r.ingest_source = $src, r.ingest_state = $state, "
-        "r.ingested_at = $at" + (", r.coverage = $cov" if coverage is not None else ""),
-        {"repo": repo, "src": source, "state": state, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "MERGE (r:Repo {id: 'repo'}) SET r.full_name = $repo, r.url = $url, r.ingest_source = $src, "
+        "r.ingest_state = $state, r.ingested_at = $at" + (", r.coverage = $cov" if coverage is not None else ""),
+        {"repo": repo, "url": url, "src": source, "state": state,
+         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
          "cov": json.dumps(coverage, default=str) if coverage is not None else None},
         name="ingest.mark",
     )
@@ -144,10 +147,13 @@ def _mark(graph: Any, repo: str, source: str, state: str, coverage: dict[str, An
 def _recompute_support(graph: Any, fresh: bool) -> None:
     """Settle ``holds`` after a write. In a fresh graph nothing is quarantined or corrected, so every
     observation holds and a decision holds iff it has a justification; otherwise the engine recomputes."""
+    from ..memory.engine import recompute_all
+    from ..memory.graphio import STATE_ID
+
     if fresh:
         graph.query("MATCH (d:Decision) WHERE NOT (d)<-[:JUSTIFIES]-(:Justification) SET d.holds = false",
                     name="ingest.unsupported")
+        # support is now computed: record the engine's revision so a later recompute has nothing to redo
+        graph.query("MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1", {"id": STATE_ID}, name="ingest.state")
         return
-    from ..memory.engine import recompute_all
-
     recompute_all(graph)
