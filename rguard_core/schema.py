@@ -37,7 +37,8 @@ def ensure_schema(graph: Graph, workspace: bool = False) -> None:
             args = ", ".join(f"'{p}'" for p in props)
             _idempotent(graph, f"CALL db.idx.fulltext.createNodeIndex('{label}', {args})")
     for label in UNIQUE_ID_LABELS:
-        _unique_constraint(graph, label)
+        if label in labels:
+            _unique_constraint(graph, label)
 
 
 def _existing_indexes(graph: Graph) -> set[tuple[str, ...]]:
