@@ -142,6 +142,7 @@ class Story:
     alternatives: list[str] = field(default_factory=list)  # verbatim rejected alternatives (review comments)
     premise: str = ""  # what the guard's premise rules should notice
     undo_ideas: list[str] = field(default_factory=list)  # how a contradicting diff would look
+    benign_ideas: list[str] = field(default_factory=list)  # nearby changes that keep the decision
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -992,7 +993,7 @@ per line. The customer's accountant noticed the mismatch.
         t('''
 Fixes <<is_cent>>.
 
-All money is a Decimal, never a float, and amounts are rounded to cents with ROUND_HALF_EVEN once, when the invoice total is computed, because floats cannot hold cents exactly and rounding every line drifts the total.
+All money is a Decimal, never a float, and amounts are rounded to cents with ROUND_HALF_EVEN only once, when the invoice total is computed, because floats cannot hold cents exactly and rounding every line drifts the total.
 
 - ADR-0002 records the rule (docs/adr/0002-money-is-decimal.md).
 - New module tollgate/currency.py: to_money() parses amounts and refuses floats, round_money() is the only
@@ -1182,7 +1183,7 @@ character at a time, and the payment provider's callbacks mark invoices as paid.
         t('''
 Fixes <<is_timing>>.
 
-Webhook signatures are checked with hmac.compare_digest, never with ==, because == returns early on the first differing character and leaks through timing how much of a forged signature is correct.
+Webhook signatures are always checked with hmac.compare_digest, never with ==, because == returns early on the first differing character and leaks through timing how much of a forged signature is correct.
 '''),
         [
             Sub("tollgate/webhooks.py", t(r'''
@@ -1251,7 +1252,7 @@ Naive local datetimes also cannot be compared with the aware UTC timestamps the 
         t('''
 Fixes <<is_midnight>>.
 
-Every timestamp we store is a timezone-aware UTC datetime from clock.utc_now(), because invoice periods are cut at midnight UTC and local time jumps with daylight saving.
+From now on every timestamp we store is a timezone-aware UTC datetime from clock.utc_now(), never local time, because invoice periods are cut at midnight UTC and local time jumps with daylight saving.
 
 - New module tollgate/clock.py with utc_now() and to_utc(); to_utc() refuses naive datetimes.
 - events, sessions and invoices take their timestamps from utc_now().
@@ -1458,7 +1459,7 @@ by whoever sits down at 17:00. Our SOC 2 control CC6.1 requires that an idle ses
         t('''
 Fixes <<is_sessions>>.
 
-Sessions expire after 15 minutes without a request, and the idle check runs on every request, because a session left open on a shared terminal must not outlive its user and SOC 2 control CC6.1 caps idle time at 15 minutes.
+From now on a session expires after 15 minutes without a request and the idle check runs on every request, because a session left open on a shared terminal must not outlive its user and SOC 2 control CC6.1 caps idle time at 15 minutes.
 
 SessionStore.touch() replaces get(): it refuses a session idle for more than IDLE_TIMEOUT_SECONDS and
 otherwise restarts its clock. Api._guard() calls it for every handler.
@@ -1586,7 +1587,7 @@ a missing price and a free meter look the same.
         t('''
 Fixes <<is_unpriced>>.
 
-Unknown cost stays None and is never coerced to 0, because 0 means free and would under-bill. A meter without a configured price is listed on the invoice as unpriced instead of being dropped.
+Unknown cost stays None and is never coerced to 0, because 0 means free and would under-bill. A meter without a configured price is listed on the invoice as unpriced, not dropped.
 
 - unit_price() returns None when a meter has no price; line_cost() checks `if price is None` instead of
   `if not price`.
@@ -1876,7 +1877,7 @@ Fixes <<is_pool>>. Exports go back to building the CSV in memory until we have a
         t('''
 Fixes <<is_export_oom>>.
 
-The exporter writes CSV page by page, fetching 1000 rows at a time by keyset (id greater than the last id written), instead of loading every row into memory, because a 31 million event account must export in flat memory without holding a database connection for the whole run.
+The exporter writes CSV page by page and never loads every row into memory: it fetches 1000 rows at a time by keyset (id greater than the last id written), because a 31 million event account must export in flat memory without holding a database connection for the whole run.
 
 This is the second attempt after <<pr_cursor>> was reverted. Each page is one short query, so the connection
 goes back to the pool between pages; the exporter holds at most one page.
@@ -2035,7 +2036,7 @@ every new address, so the limit does not hold for it at all.
         t('''
 Fixes <<is_nat>>. Refs <<is_endpoint_limits>>: per-endpoint limits are still open; this PR only changes what a bucket is keyed on.
 
-Rate limits are counted per API key, never per client IP, because many customers send from one NAT address and one key can arrive from many addresses.
+Rate limits are always counted per API key, never per client IP, because many customers send from one NAT address and one key can arrive from many addresses.
 
 Api._guard() now authenticates first and then counts the request against session.api_key_id.
 '''),
@@ -2129,7 +2130,7 @@ call is, and charge() sends no idempotency key.
         t('''
 Fixes <<is_double_charge>>.
 
-A call is retried only when it carries an idempotency key; without one it is sent exactly once, because a timed-out charge may have succeeded and a blind retry bills the customer twice.
+A call is retried only when it carries an idempotency key, and a call without one is never retried, because a timed-out charge may have succeeded and a blind retry bills the customer twice.
 
 charge() now sends the key `charge:<invoice number>`, which the provider uses to drop duplicates for 24 hours.
 '''),
@@ -2225,7 +2226,7 @@ two no longer match. Nothing stops update_line() from changing an issued invoice
         t('''
 Fixes <<is_invoice_edit>>.
 
-An invoice is immutable once issued, and every correction is a separate credit note that references it, because the customer and the tax office already hold the issued copy.
+An invoice is immutable once issued and must never be edited; every correction is a separate credit note that references it, because the customer and the tax office already hold the issued copy.
 
 - update_line() becomes update_draft_line() and raises InvoiceIssuedError on an issued invoice.
 - issue() refuses to issue twice.
@@ -2666,7 +2667,7 @@ Line amounts on the invoice show up to five decimal places (731 GB-hours at 0.00
         "tkowalski",
         "2025-07-14 10:15",
         t('''
-Follow-up to <<pr_round_lines>>: the rendered invoice shows every amount with two decimals, while line amounts and totals keep their exact values. format_money() is for display only and never feeds arithmetic.
+Follow-up to <<pr_round_lines>>: the rendered invoice shows every amount with two decimals, while line amounts and totals keep their exact values. format_money() is for display only and never feeds arithmetic. Amounts stay Decimal; floats were turned down in <<is_float_speed>>.
 '''),
         [
             Sub("tollgate/currency.py", "    return amount.quantize(CENT, rounding=ROUND_HALF_EVEN)\n", t(r'''
@@ -3130,14 +3131,16 @@ STORIES = [
             "line_cost(): `if not price:` / `return 0` instead of `if price is None:` / `return None`",
             "build_invoice(): `if not cost: continue` (drops unpriced meters silently), or `cost or Decimal(0)`",
         ],
+        benign_ideas=[
+            "a new meter with a `Decimal` price in PRICES",
+            "logging the meters in `invoice.unpriced`",
+        ],
     ),
     Story(
         "idle-timeout",
         "Sessions expire after 15 minutes idle, checked on every request",
         "pr_idle",
-        "Sessions expire after 15 minutes without a request, and the idle check runs on every request, because a "
-        "session left open on a shared terminal must not outlive its user and SOC 2 control CC6.1 caps idle time "
-        "at 15 minutes.",
+        "From now on a session expires after 15 minutes without a request and the idle check runs on every request, because a session left open on a shared terminal must not outlive its user and SOC 2 control CC6.1 caps idle time at 15 minutes.",
         ["pr_idle", "pr_time_left"],
         ["is_sessions", "is_remember_me"],
         {
@@ -3160,6 +3163,10 @@ STORIES = [
             "`IDLE_TIMEOUT_SECONDS = 8 * 60 * 60` or any value above 15 minutes",
             "back to a fixed lifetime: `expires_at = utc_now() + timedelta(hours=24)` checked in get()",
             "Api._guard() looking the session up without touch(), or touch() not refreshing last_seen",
+        ],
+        benign_ideas=[
+            "a `revoke(token)` method that deletes a session",
+            "showing `seconds_left()` in minutes",
         ],
     ),
     Story(
@@ -3193,14 +3200,16 @@ STORIES = [
             "`return action not in DENIED.get(role, set())` (allow by default), or `.get(role, ALL_ACTIONS)`",
             'refund() guarded with "read_invoices" instead of "refund"',
         ],
+        benign_ideas=[
+            "a new role \"auditor\" with `frozenset({\"read_usage\"})`",
+            "a new read action listed for \"admin\" and \"member\"",
+        ],
     ),
     Story(
         "money-decimal",
         "Money is Decimal, rounded ROUND_HALF_EVEN once at invoice time (ADR-0002)",
         "pr_decimal",
-        "All money is a Decimal, never a float, and amounts are rounded to cents with ROUND_HALF_EVEN once, when "
-        "the invoice total is computed, because floats cannot hold cents exactly and rounding every line drifts the "
-        "total.",
+        "All money is a Decimal, never a float, and amounts are rounded to cents with ROUND_HALF_EVEN only once, when the invoice total is computed, because floats cannot hold cents exactly and rounding every line drifts the total.",
         ["pr_decimal", "pr_format_money"],
         ["is_cent", "is_float_speed"],
         {
@@ -3229,13 +3238,16 @@ STORIES = [
             "rounding in line_cost(): `return round_money(price * quantity)` or `round(price * quantity, 2)`",
             "to_money() accepting floats: `Decimal(str(value))`",
         ],
+        benign_ideas=[
+            "a new price as a `Decimal(\"...\")` literal",
+            "format_money() used in another display-only report",
+        ],
     ),
     Story(
         "utc-timestamps",
         "Timestamps are stored in UTC",
         "pr_utc",
-        "Every timestamp we store is a timezone-aware UTC datetime from clock.utc_now(), because invoice periods are "
-        "cut at midnight UTC and local time jumps with daylight saving.",
+        "From now on every timestamp we store is a timezone-aware UTC datetime from clock.utc_now(), never local time, because invoice periods are cut at midnight UTC and local time jumps with daylight saving.",
         ["pr_utc"],
         ["is_midnight"],
         {
@@ -3256,13 +3268,16 @@ STORIES = [
             "`at = datetime.now()` (naive local time) or `datetime.utcnow()` (naive)",
             "to_utc() accepting naive datetimes",
         ],
+        benign_ideas=[
+            "render.py printing issued_at in UTC with its zone (the fix <<is_midnight>> still waits for)",
+            "a new `utc_now()` call site",
+        ],
     ),
     Story(
         "webhook-constant-time",
         "Webhook signatures are compared with hmac.compare_digest",
         "pr_hmac",
-        "Webhook signatures are checked with hmac.compare_digest, never with ==, because == returns early on the "
-        "first differing character and leaks through timing how much of a forged signature is correct.",
+        "Webhook signatures are always checked with hmac.compare_digest, never with ==, because == returns early on the first differing character and leaks through timing how much of a forged signature is correct.",
         ["pr_hmac", "pr_sign_timestamp"],
         ["is_timing", "is_replay"],
         {"tollgate/webhooks.py": ["    return hmac.compare_digest(expected, signature)"]},
@@ -3272,13 +3287,15 @@ STORIES = [
         ],
         premise="<<pr_sign_timestamp>> Refs <<is_replay>>, which is still open (replay protection unfinished).",
         undo_ideas=["`return expected == signature` or `return sign(secret, payload, timestamp) == signature`"],
+        benign_ideas=[
+            "refusing timestamps older than five minutes before the compare_digest check (the rest of <<is_replay>>)",
+        ],
     ),
     Story(
         "retry-idempotency",
         "Retries only with an idempotency key",
         "pr_idempotency",
-        "A call is retried only when it carries an idempotency key; without one it is sent exactly once, because a "
-        "timed-out charge may have succeeded and a blind retry bills the customer twice.",
+        "A call is retried only when it carries an idempotency key, and a call without one is never retried, because a timed-out charge may have succeeded and a blind retry bills the customer twice.",
         ["pr_idempotency", "pr_webhook_retry"],
         ["is_double_charge", "is_webhook_retry"],
         {
@@ -3295,13 +3312,16 @@ STORIES = [
             "removing the `if call.idempotency_key is None: return send(call)` guard from call_with_retry()",
             "charge() without `idempotency_key=`, or a random key per attempt (`uuid4()`)",
         ],
+        benign_ideas=[
+            "jitter added to the backoff of call_with_retry()",
+            "a refund call sent with `idempotency_key=f\"refund:{note.number}\"`",
+        ],
     ),
     Story(
         "ratelimit-per-key",
         "Rate limits per API key, not per IP",
         "pr_per_key",
-        "Rate limits are counted per API key, never per client IP, because many customers send from one NAT "
-        "address and one key can arrive from many addresses.",
+        "Rate limits are always counted per API key, never per client IP, because many customers send from one NAT address and one key can arrive from many addresses.",
         ["pr_per_key", "pr_retry_after"],
         ["is_nat", "is_endpoint_limits"],
         {
@@ -3320,13 +3340,16 @@ STORIES = [
             "`self.limiter.allow(request.client_ip)` (before or after authentication)",
             "`key = (client_ip, window)` or `key = (api_key_id, client_ip, window)`",
         ],
+        benign_ideas=[
+            "a different default limit in config.py",
+            "per-endpoint limits that are still counted per API key (<<is_endpoint_limits>>)",
+        ],
     ),
     Story(
         "invoice-immutable",
         "Issued invoices are immutable; corrections are credit notes",
         "pr_immutable",
-        "An invoice is immutable once issued, and every correction is a separate credit note that references it, "
-        "because the customer and the tax office already hold the issued copy.",
+        "An invoice is immutable once issued and must never be edited; every correction is a separate credit note that references it, because the customer and the tax office already hold the issued copy.",
         ["pr_immutable"],
         ["is_invoice_edit"],
         {
@@ -3352,14 +3375,16 @@ STORIES = [
             "refund() changing line amounts or invoice.total instead of creating a credit note",
             "a grace period: `if invoice.issued_at is not None and utc_now() - invoice.issued_at > timedelta(days=1)`",
         ],
+        benign_ideas=[
+            "a `void_draft()` for invoices that were never issued",
+            "validating the reason of a credit note",
+        ],
     ),
     Story(
         "export-streaming",
         "Exporter streams CSV in keyset pages (redo after a revert)",
         "pr_keyset",
-        "The exporter writes CSV page by page, fetching 1000 rows at a time by keyset (id greater than the last id "
-        "written), instead of loading every row into memory, because a 31 million event account must export in "
-        "flat memory without holding a database connection for the whole run.",
+        "The exporter writes CSV page by page and never loads every row into memory: it fetches 1000 rows at a time by keyset (id greater than the last id written), because a 31 million event account must export in flat memory without holding a database connection for the whole run.",
         ["pr_cursor", "pr_revert_cursor", "pr_keyset", "pr_export_docs"],
         ["is_export_oom", "is_pool"],
         {
@@ -3382,6 +3407,10 @@ STORIES = [
             "export_usage_csv() loading `store.events_for(account_id)` into a StringIO again",
             "re-adding the reverted server-side cursor (`self._conn.cursor(name=\"usage_export\")`, stream_events())",
             "OFFSET paging: `OFFSET %s LIMIT %s`",
+        ],
+        benign_ideas=[
+            "a `corrects_id` column in the CSV",
+            "a docstring or README change about the export format",
         ],
     ),
     Story(
@@ -3412,6 +3441,10 @@ STORIES = [
             "re-adding `update_quantity()` / `delete()` with `UPDATE usage_events SET quantity` or `DELETE FROM`",
             "`GRANT UPDATE, DELETE ON usage_events TO tollgate_app`",
         ],
+        benign_ideas=[
+            "a new index migration on usage_events",
+            "a read-only `events_since(after_id)` method",
+        ],
     ),
 ]
 
@@ -3429,6 +3462,18 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\b:?\s+#(\d+)
 
 class StoryError(ValueError):
     """The story data is inconsistent (a bad edit, an unknown key, a quote that is not in its source)."""
+
+
+def unwrap(text: str) -> str:
+    """Join hard-wrapped lines (as people type them in GitHub's box); blank lines, list items and headings stay."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        starts_block = not line.strip() or line.lstrip().startswith(("- ", "* ", "#", "|", "```"))
+        if out and out[-1].strip() and not starts_block:
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def iso(stamp: str | None) -> str | None:
@@ -3504,6 +3549,10 @@ class Builder:
             return str(self.numbers[key]) if kind == "n" else f"#{self.numbers[key]}"
 
         return _PLACEHOLDER.sub(one, text)
+
+    def body(self, text: str) -> str:
+        """A PR or issue body as GitHub stores it: placeholders resolved, hard-wrapped lines joined."""
+        return unwrap(self.resolve(text)).rstrip("\n")
 
     def prs(self) -> list[PR]:
         return [e for e in self.events if isinstance(e, PR)]
@@ -3612,7 +3661,7 @@ class Writer:
         return {
             "number": n,
             "title": self.b.resolve(pr.title),
-            "body": self.b.resolve(pr.body).rstrip("\n"),
+            "body": self.b.body(pr.body),
             "state": "closed" if ended else "open",
             "merged_at": iso(pr.merged),
             "created_at": iso(pr.created),
@@ -3631,7 +3680,7 @@ class Writer:
         return {
             "number": n,
             "title": issue.title,
-            "body": self.b.resolve(issue.body).rstrip("\n"),
+            "body": self.b.body(issue.body),
             "state": "closed" if issue.closed else "open",
             "state_reason": issue.state_reason,
             "created_at": iso(issue.created),
@@ -3738,7 +3787,7 @@ def check_links(b: Builder) -> None:
     fixed_at: dict[int, list[str]] = {}
     for pr in b.prs():
         if pr.merged:
-            for n in _CLOSING.findall(b.resolve(pr.body)):
+            for n in _CLOSING.findall(b.body(pr.body)):
                 fixed_at.setdefault(int(n), []).append(pr.merged)
     for issue in b.issues():
         n = b.numbers[issue.key]
@@ -3774,7 +3823,7 @@ def check_stories(b: Builder) -> None:
         pr = b.by_key[s.decision_pr]
         if not (isinstance(pr, PR) and pr.merged):
             raise StoryError(f"story {s.id}: {s.decision_pr} is not a merged PR")
-        if s.decision not in b.resolve(pr.body):
+        if s.decision not in b.body(pr.body):
             raise StoryError(f"story {s.id}: the decision sentence is not verbatim in {s.decision_pr}'s body")
         bodies = comment_bodies(b, s.prs + [e.key for e in b.events])
         for alt in s.alternatives:
@@ -3838,6 +3887,7 @@ def story_json(b: Builder) -> dict:
             "rejected_alternatives": s.alternatives,
             "premise": b.resolve(s.premise),
             "contradicting_changes": s.undo_ideas,
+            "benign_changes": [b.resolve(x) for x in s.benign_ideas],
         })
     seen = last_activity(b)
     return {
@@ -3909,6 +3959,7 @@ def story_md(b: Builder, data: dict) -> str:
                               for d in rows)
             out += [f"- `{path}`, lines {where}:", "", "```"] + [d["line"] for d in rows] + ["```", ""]
         out += ["A contradicting change would, for example:", ""] + [f"- {u}" for u in s["contradicting_changes"]]
+        out += ["", "A benign change nearby would, for example:", ""] + [f"- {u}" for u in s["benign_changes"]]
     sp = data["special"]
     out += [
         "", "## Cases for the premise rules", "",

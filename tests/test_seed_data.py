@@ -127,8 +127,14 @@ def replay(initial: dict[str, str], snap: Snapshot) -> dict[str, str]:
     return tree
 
 
+def _cache(path: Path) -> bool:
+    """Byte-code and pytest caches that running the tree's own tests in place would leave behind."""
+    return any(part in ("__pycache__", ".pytest_cache") for part in path.parts)
+
+
 def tree_on_disk() -> dict[str, str]:
-    return {p.relative_to(TREE).as_posix(): p.read_text(encoding="utf-8") for p in TREE.rglob("*") if p.is_file()}
+    files = (p for p in TREE.rglob("*") if p.is_file() and not _cache(p))
+    return {p.relative_to(TREE).as_posix(): p.read_text(encoding="utf-8") for p in files}
 
 
 def changed_lines(patch: str, sign: str) -> list[str]:
@@ -310,7 +316,7 @@ def test_generator_reproduces_the_committed_seed(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     run = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    want = {p.relative_to(SEED).as_posix(): p.read_bytes() for p in SEED.rglob("*") if p.is_file()}
+    want = {p.relative_to(SEED).as_posix(): p.read_bytes() for p in SEED.rglob("*") if p.is_file() and not _cache(p)}
     got = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert sorted(got) == sorted(want)
     assert [k for k in want if want[k] != got[k]] == []
