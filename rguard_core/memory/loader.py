@@ -18,12 +18,15 @@ from ..db import Store
 from ..errors import ScenarioError
 from ..schema import ensure_schema
 from .engine import action_status, least_fixed_point
-from .graphio import STATE_ID
+from .graphio import STATE_ID, read_revision
 from .model import ActionState, ClaimState, DecisionState, JustState, SupportGraph
 from .scenario import Scenario, parse_scenario, read_scenario_file
 
+# Replacing a workspace starts with MATCH on its memory state, so it is serialized with every step's
+# compare-and-set (see writes.py) and bumps the revision they check; a new workspace starts at 0.
+_REPLACE_HEAD = "MATCH (m0:MemoryState {id: $state_id}) WITH m0.rev + 1 AS rev"
+_NEW_HEAD = "WITH 0 AS rev"
 _LOAD = """
-OPTIONAL MATCH (m0:MemoryState) WITH coalesce(max(m0.rev), -1) + 1 AS rev
 OPTIONAL MATCH (old) DETACH DELETE old
 WITH DISTINCT rev
 CREATE (:MemoryState {id: $state_id, rev: rev, epoch: $epoch, workspace: $workspace, loaded_at: $now})
@@ -85,7 +88,10 @@ def load_scenario(store: Store, scenario: Scenario | dict[str, Any] | str | Path
                   now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     ensure_schema(graph, workspace=True)
     before = graph.read("MATCH (n) WHERE NOT n:MemoryState RETURN count(n) AS n", name="memory.load.before")
-    rows = graph.query(_LOAD, params, name="memory.load")
+    head = _REPLACE_HEAD if read_revision(graph) is not None else _NEW_HEAD
+    rows = graph.query(head + _LOAD, params, name="memory.load")
+    if not rows:
+        raise ScenarioError(f"workspace {ws!r} changed while loading; nothing was written, load again")
     counts = {k: len(v) for k, v in (("sources", scenario.sources), ("claims", scenario.claims),
                                       ("justifications", scenario.justifications), ("decisions", scenario.decisions),
                                       ("actions", scenario.actions))}

@@ -34,18 +34,16 @@ def recompute(graph: Graph, seeds: list[str] | None = None) -> RecomputeResult:
         after = least_fixed_point(sg, sg.quarantined, sg.node_ids())
         statuses = {a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()}
         plan = writes.plan_changes(sg, revision, after, action_status=statuses)
+        region = {"claims": len(sg.claims), "decisions": len(sg.decisions), "justifications": len(sg.justs)}
+        if not plan.changed_ids() and read_revision(graph) == revision:
+            return RecomputeResult(revision, 0, region)  # consistent already: no write, no new revision
         new = writes.cas_write(graph, plan, name="memory.recompute")
         if new is None:
             return None
-        region = {"claims": len(sg.claims), "decisions": len(sg.decisions), "justifications": len(sg.justs)}
         return RecomputeResult(new, len(plan.changed_ids()), region)
 
-    if seeds is None:
-        # a never-computed graph has no revision yet: the MERGE in cas_write creates it at 0
-        rev = read_revision(graph)
-        result = attempt(rev if rev is not None else 0)
-        if result is not None:
-            return result
+    if read_revision(graph) is None:
+        writes.ensure_state(graph)  # a graph whose support was never computed (a fresh repository graph)
     return optimistic(graph, attempt, "recompute")
 
 

@@ -4,6 +4,12 @@ A step reads the graph's memory revision, reads and recomputes its region in Pyt
 in ONE query that first checks the memory revision and the revision of every node it changes. If anything
 moved in between, the query matches nothing and writes nothing, and the step is planned again. Because a
 query is atomic in FalkorDB, a crash leaves either the old state or the complete new one.
+
+Measured on FalkorDB 4.18 (embedded): a write query that BEGINS with MATCH on an existing node is serialized
+with other writers, so the compare-and-set holds under 16 concurrent writers; one that begins with MERGE or
+OPTIONAL MATCH of a node that may not exist yet is not (16 racing "create if missing" queries made duplicates).
+So the memory-state node is created once by ensure_state(), whose query starts with a MATCH, and every step
+starts with ``MATCH (m:MemoryState ...) WHERE m.rev = $revision``.
 """
 
 from __future__ import annotations
@@ -61,6 +67,12 @@ def plan_changes(
     return plan
 
 
+def ensure_state(graph: Graph) -> None:
+    """Create the graph's memory-state node (revision 0) unless it exists; safe when called concurrently."""
+    graph.query("MATCH (n) WITH count(n) AS _ MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 0",
+                {"id": STATE_ID}, name="memory.state.init")
+
+
 _CHECK = (
     "CALL {{ WITH m UNWIND ${param} AS k MATCH (n:{label} {{id: k.id}}) WHERE coalesce(n.rev, 0) = k.rev "
     "RETURN count(n) AS {alias} }}\n"
@@ -82,7 +94,7 @@ def cas_write(
     ``check`` may MATCH/WHERE further preconditions (keeping one row); ``write`` creates the step's own nodes.
     Both are literal Cypher written in this package; every value travels as a parameter.
     """
-    q = "MERGE (m:MemoryState {id: $state_id}) ON CREATE SET m.rev = 0\nWITH m WHERE m.rev = $revision\n"
+    q = "MATCH (m:MemoryState {id: $state_id}) WHERE m.rev = $revision\n"
     for label, param, alias in (("Claim", "chk_claims", "ok_c"), ("Decision", "chk_decisions", "ok_d"), ("Action", "chk_actions", "ok_a")):
         q += _CHECK.format(param=param, label=label, alias=alias)
     q += "WITH m WHERE ok_c = size($chk_claims) AND ok_d = size($chk_decisions) AND ok_a = size($chk_actions)\n"
