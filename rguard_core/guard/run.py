@@ -22,6 +22,7 @@ from .tokens import ChangeSet
 JUDGES = ("offline", "llm")
 MIN_SCORE = 0.1  # findings whose score (after "wrong" feedback) falls below this are not shown
 MAX_FINDINGS = 20
+SUPERSEDED_SCORE = 0.3
 Mode = Literal["concurrent", "sequential"]
 
 _POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="rguard-guard")
@@ -118,9 +119,14 @@ class _Run:
             **{f"rule.{r.id}": partial(premises.run_rule, g, r, ids, self.settings.inactive_days)
                for r in premises.RULES},
         }) if ids else {"infos": {}}
+        editors = list(a["editors"])
         if ids:
             decisions.attach_patches(g, b["infos"], d.paths, everywhere)
-        people = experts.People(a["editors"], a["pagerank"], a["betweenness"], a["latest"])
+            # decisions reached by symbol or issue: whom to ask is whoever edited *their* files
+            extra = sorted({p for i in everywhere if i in b["infos"] for p in b["infos"][i].patches} - set(d.paths))
+            if extra:
+                editors += experts.editors(g, extra)
+        people = experts.People(editors, a["pagerank"], a["betweenness"], a["latest"])
         return {"candidates": merged, "people": people, **b}
 
     def _symbol_inputs(self, known: set[str]) -> tuple[list[str], list[str]]:
@@ -148,6 +154,9 @@ class _Run:
         findings = []
         for c, info in items:
             j = labels[c.decision_id]
+            if j.label == "unrelated" and "superseded_by" in c.hops:
+                # the diff touches what a superseded decision covered: its replacement is shown instead
+                j = Judgement("related", SUPERSEDED_SCORE, f"replaces a superseded decision ({c.path[-2]}) this diff reaches")
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
                 continue
@@ -169,7 +178,8 @@ class _Run:
 
     def _finding(self, c: Candidate, info: DecisionInfo, j: Judgement, score: float,
                  prem: list[dict[str, str]], gathered: dict[str, Any]) -> Finding:
-        files = [p for p in c.files if p in info.patches] or c.files
+        # the diff's files the decision changed; for a decision reached by symbol or issue, its own files
+        files = [p for p in c.files if p in info.patches] or list(info.patches) or c.files
         who, bus = experts.rank(gathered["people"], files, gathered["authors"].get(c.decision_id, []),
                                 self.settings.inactive_days)
         return Finding(
