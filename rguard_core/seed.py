@@ -62,6 +62,8 @@ def _load_memory(store: Store, force: bool) -> list[str]:
     existing = set(store.list_workspaces())
     for path in sorted(MEMORY_DIR.glob("*.json")):
         scenario = read_scenario_file(path)
+        if not scenario.workspace:
+            continue  # seed scenarios always name their workspace; a nameless one is skipped, not guessed
         if force or scenario.workspace not in existing:
             load_scenario(store, scenario)
         names.append(scenario.workspace)
