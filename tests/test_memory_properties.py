@@ -12,7 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rguard_core.db import Graph, Store
-from rguard_core.memory import apply_correction, load_scenario, preview_correction, quarantine_source, status
+from rguard_core.memory import (
+    apply_correction,
+    load_scenario,
+    preview_correction,
+    quarantine_source,
+    retrieve,
+    status,
+)
 from tests.memory_oracle import Oracle
 
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
@@ -96,3 +103,9 @@ def test_engine_matches_oracle_through_quarantines_and_corrections(workspace: tu
             assert (p["claims_fall"], p["decisions_lose_support"], p["decisions_keep_support"]) == (
                 expected["fell_claims"], expected["fell_decisions"], expected["kept"])
         assert status(graph) == oracle.status()
+    # retrieval never returns the text of a claim that does not hold
+    holds = oracle.holds()
+    found = retrieve(graph, "claim corrected " + " ".join(WORDS), limit=100)
+    served = [h for h in found.results if h["kind"] == "claim"]
+    assert all(holds[h["id"]] for h in served)
+    assert {h["id"] for h in served} == {c for c in oracle.claim_source if holds[c]}
