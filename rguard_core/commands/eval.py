@@ -1,0 +1,156 @@
+"""``rguard eval``: the guard against labelled diffs, the memory benchmark, past runs, and a cases check.
+
+Each run is appended to ``<RGUARD_DATA_DIR>/eval/<guard|memory>.jsonl`` (``--no-save`` to skip), so the
+page and ``eval history`` can show it next to the previous run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..cli import print_json
+from ..config import Settings
+from ..db import open_store
+from ..errors import InvalidInput
+
+DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "eval" / "cases.yaml"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="measure the guard on labelled diffs and the memory against baselines")
+    esub = p.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
+
+    g = esub.add_parser("guard", help="run a labelled cases file through the guard and score it")
+    g.add_argument("--cases", default=str(DEFAULT_CASES), help="cases YAML (default: eval/cases.yaml)")
+    g.add_argument("--repo", help="OWNER/NAME to run against (default: the cases file's repo)")
+    g.add_argument("--judge", choices=("offline", "llm"), default="offline")
+    _common(g)
+    g.set_defaults(func=run_guard_cmd)
+
+    m = esub.add_parser("memory", help="memory benchmark: plain, delete-cascade and rguard against the oracle")
+    m.add_argument("--seeds", type=int, default=20, help="number of generated evidence graphs (default 20)")
+    m.add_argument("--variant", choices=("base", "hidden-mirror"), default="base")
+    _common(m)
+    m.set_defaults(func=run_memory_cmd)
+
+    h = esub.add_parser("history", help="past eval runs, newest first")
+    h.add_argument("--kind", choices=("guard", "memory"), default="guard")
+    h.add_argument("--limit", type=int, default=20)
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(func=run_history_cmd)
+
+    c = esub.add_parser("check", help="validate a cases file; with --tree, check every diff applies to those files")
+    c.add_argument("--cases", default=str(DEFAULT_CASES))
+    c.add_argument("--tree", help="folder with the repository's files the diffs must apply to")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=run_check_cmd)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--no-save", action="store_true", help="do not append this run to the eval history")
+
+
+def _progress(done: int, total: int, what: str) -> None:
+    if sys.stderr.isatty() and what:
+        print(f"\r[{done + 1}/{total}] {what:<60}", end="", file=sys.stderr, flush=True)
+    elif sys.stderr.isatty():
+        print("", file=sys.stderr)
+
+
+def _pct(v: Any) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def run_guard_cmd(args: argparse.Namespace) -> int:
+    from ..evaluation import append_run, load_cases, run_guard_eval
+
+    settings = Settings.from_env()
+    cases = load_cases(args.cases)
+    res = run_guard_eval(open_store(settings), cases, judge=args.judge, repo=args.repo, settings=settings,
+                         progress=_progress)
+    if not args.no_save:
+        append_run(settings, "guard", res.history_record())
+    if args.json:
+        print_json(res.as_dict())
+        return 0
+    m = res.metrics
+    print(f"{res.repo}: {m['counts']['cases']} cases ({args.cases}), judge {args.judge}, git {res.run.git_sha or '-'}")
+    print(f"  recall {_pct(m['recall'])}  false positives {_pct(m['false_positive_rate'])}  "
+          f"precision {_pct(m['precision'])}  attribution {_pct(m['attribution'])}")
+    print(f"  graph ms p50 {m['graph_ms_p50']} p95 {m['graph_ms_p95']}   total ms p50 {m['total_ms_p50']} "
+          f"p95 {m['total_ms_p95']}")
+    for kind, k in m["by_kind"].items():
+        print(f"  {kind:<20} {k['ok']}/{k['n']} ok  ({k['label']})")
+    for r in res.results:
+        if not r.ok:
+            print(f"  MISS {r.case.id} ({r.case.kind}, {r.case.label}): verdict {r.verdict}, "
+                  f"expected {r.case.expect_source if r.case.label == 'contradicts' else 'no warning'}, "
+                  f"cited {', '.join(r.cited) or '-'}")
+    return 0
+
+
+def run_memory_cmd(args: argparse.Namespace) -> int:
+    from ..evaluation import append_run, run_memory_bench
+
+    settings = Settings.from_env()
+    res = run_memory_bench(open_store(settings), args.seeds, args.variant, progress=_progress)
+    if not args.no_save:
+        append_run(settings, "memory", res.history_record())
+    if args.json:
+        print_json(res.as_dict())
+        return 0
+    print(f"memory benchmark: {res.seeds} seeds, variant {res.variant}, {res.seconds:.1f} s")
+    print(f"  {'system':<16}{'poisoned served':>16}{'valid kept':>12}{'withdrawal prec.':>18}"
+          f"{'bad dec. missed':>17}{'labels right':>14}")
+    for row in [*res.systems, res.mirror_aware]:
+        print(f"  {row['system']:<16}{_pct(row['poisoned_served']):>16}{_pct(row['valid_preserved']):>12}"
+              f"{_pct(row['withdrawal_precision']):>18}{_pct(row['bad_decisions_missed']):>17}"
+              f"{_pct(row['decisions_labelled_correctly']):>14}")
+    d = res.mirror_aware["detection"]
+    print(f"  mirror detection: {d['correct']} of {d['mirrors']} hidden mirrors found, {d['false']} false")
+    return 0
+
+
+def run_history_cmd(args: argparse.Namespace) -> int:
+    from ..evaluation import list_runs
+
+    if args.limit < 1:
+        raise InvalidInput("--limit must be at least 1")
+    hist = list_runs(Settings.from_env(), args.kind, limit=args.limit)
+    if args.json:
+        print_json(hist.as_dict())
+        return 0
+    for r in hist.runs:
+        if args.kind == "guard":
+            m = r.get("metrics", {})
+            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('repo')}  "
+                  f"recall {_pct(m.get('recall'))}  fp {_pct(m.get('false_positive_rate'))}")
+        else:
+            rg: dict[str, Any] = next((s for s in r.get("systems", []) if s.get("system") == "rguard"), {})
+            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('variant')}  seeds {r.get('seeds')}  "
+                  f"rguard poisoned served {_pct(rg.get('poisoned_served'))}")
+    if not hist.runs:
+        print(f"no {args.kind} eval runs yet")
+    if hist.skipped:
+        print(f"({hist.skipped} damaged history lines skipped)", file=sys.stderr)
+    return 0
+
+
+def run_check_cmd(args: argparse.Namespace) -> int:
+    from ..evaluation import check_applies, load_cases
+
+    cases = load_cases(args.cases)
+    failures = check_applies(cases, args.tree) if args.tree else {}
+    data: dict[str, Any] = {"repo": cases.repo, "cases": len(cases.cases), "kinds": cases.kinds(), "not_applying": failures}
+    if args.json:
+        print_json(data)
+    else:
+        print(f"{args.cases}: {len(cases.cases)} cases for {cases.repo}; kinds: "
+              + ", ".join(f"{k} {n}" for k, n in data["kinds"].items()))
+        for cid, why in failures.items():
+            print(f"  does not apply: {cid}: {why}")
+    return 1 if failures else 0
