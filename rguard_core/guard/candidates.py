@@ -155,7 +155,8 @@ def resolve_superseded(graph: Graph, cands: list[Candidate]) -> list[Candidate]:
         if c.decision_id in heads:
             head, chain = heads[c.decision_id]
             extra = [x for x in reversed(chain) if x != c.decision_id]
-            c = Candidate(head, [*c.hops, "superseded_by"], c.path + extra, c.files, c.symbols)
+            c = Candidate(head, [*c.hops, "superseded_by"], c.path + extra, c.files, c.symbols,
+                          [*c.replaces, c.decision_id])
         out.append(c)
     return out
 
@@ -170,8 +171,10 @@ def merge(cands: list[Candidate]) -> list[Candidate]:
     for c in cands:
         cur = by.get(c.decision_id)
         if cur is None:
-            by[c.decision_id] = Candidate(c.decision_id, list(c.hops), list(c.path), list(c.files), list(c.symbols))
+            by[c.decision_id] = Candidate(c.decision_id, list(c.hops), list(c.path), list(c.files), list(c.symbols),
+                                          list(c.replaces))
             continue
+        cur.replaces += [r for r in c.replaces if r not in cur.replaces]
         cur.hops += [h for h in c.hops if h not in cur.hops]
         cur.files += [f for f in c.files if f not in cur.files]
         cur.symbols += [s for s in c.symbols if s not in cur.symbols]

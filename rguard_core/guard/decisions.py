@@ -13,10 +13,12 @@ INFO_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
 MATCH (d)
 OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) WHERE s.id = d.source_id
+OPTIONAL MATCH (d)-[:DERIVED_FROM]->(p:PR) WHERE p.id <> d.source_id
+WITH d, s, min(p.merged_at) AS added_at
 RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source_id,
        coalesce(d.status, 'active') AS status, coalesce(d.score_factor, 1.0) AS score_factor,
        s.kind AS kind, s.number AS number, s.path AS path, s.url AS url, s.title AS title,
-       coalesce(s.merged_at, s.date, s.created_at) AS at
+       coalesce(s.merged_at, s.date, s.created_at, added_at) AS at
 """
 
 # The change behind a decision: its own PR or commit, or for an ADR the PR that added it.

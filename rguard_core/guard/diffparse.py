@@ -30,6 +30,7 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
     if len(text) > MAX_BYTES:
         text, dropped = _cut(text, MAX_BYTES)
         notes.append(f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({dropped:,} characters skipped)")
+    text = _mode_lines(text)
     if not _LOOKS_LIKE_DIFF.search(text):
         raise DiffParseError("the input is not a unified diff: no 'diff --git', '---'/'+++' or '@@' lines found")
     try:
@@ -47,6 +48,16 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
         notes.append(f"diff touches {len(patch)} files: only the first {MAX_FILES} were checked")
     files = [_file(p) for p in list(patch)[:MAX_FILES]]
     return ParsedDiff(files, _identifiers(files), notes)
+
+
+_GIT_DELETE = re.compile(r"^(diff --git [^\n]*\n)(--- [^\n]*\n\+\+\+ /dev/null)", re.M)
+_GIT_ADD = re.compile(r"^(diff --git [^\n]*\n)(--- /dev/null\n)", re.M)
+
+
+def _mode_lines(text: str) -> str:
+    """Add the ``new/deleted file mode`` line git writes, when a hand-made diff left it out (unidiff needs it)."""
+    text = _GIT_DELETE.sub(r"\1deleted file mode 100644\n\2", text)
+    return _GIT_ADD.sub(r"\1new file mode 100644\n\2", text)
 
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$")

@@ -8,7 +8,8 @@ It also checks whether the diff flips a literal or condition the decision's own 
 (None vs 0, ``is not None`` vs truthiness, null vs zero).
 
   contradicts  undo carries a literal or specific identifier, weighs >= UNDO_MIN, explains at least
-               COVERAGE_MIN of the diff's change in those files and outweighs ``same``;
+               COVERAGE_MIN of the diff's change in those files and outweighs ``same``; or the diff is a
+               pinpoint reversal (>= PINPOINT_COVERAGE of its change) of a literal or a named token;
                or a named literal/condition is flipped in a file the decision changed
   related      some overlap either way, or the decision's words name what the diff changes
   unrelated    nothing shared (comment-, docstring- and rename-only edits have no change at all)
@@ -22,10 +23,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .model import DecisionInfo, FileDiff, Judgement, Label
-from .tokens import ChangeSet, change_set, is_specific, weight
+from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, weight
 
 UNDO_MIN = 2.0
 COVERAGE_MIN = 0.3
+PINPOINT_COVERAGE = 0.75
+SCALE_POWER = 1.0  # 1: full min/max scaling (0.5 and 0.7 still flagged boilerplate removals)
 REMOTE_UNDO_MIN = 3.0  # a decision reached only through an issue or symbol: its change is elsewhere
 REMOTE_DISCOUNT = 0.8
 PROSE_UNDO_MIN = 3.0
@@ -47,10 +50,11 @@ FLIP_GROUPS: dict[str, frozenset[str]] = {
 
 @dataclass
 class Overlap:
-    undo: Counter[str]
+    undo: Counter[str]  # scaled by repetition (see _shared)
     same: Counter[str]
     change_w: float
     role: str  # code | test | prose
+    raw_undo: Counter[str]  # plain min-count overlap, for pinpoint edits
 
     @property
     def undo_w(self) -> float:
@@ -129,10 +133,22 @@ class OfflineJudge:
 
 
 def _overlap(d: ChangeSet, pr: ChangeSet) -> Overlap:
-    undo = (d.removed & pr.added) + (d.added & pr.removed)
-    same = (d.added & pr.added) + (d.removed & pr.removed)
+    undo = _shared(d.removed, pr.added) + _shared(d.added, pr.removed)
+    same = _shared(d.added, pr.added) + _shared(d.removed, pr.removed)
+    raw = (d.removed & pr.added) + (d.added & pr.removed)
     role = "prose" if d.kind == "prose" else "test" if d.test else "code"
-    return Overlap(undo, same, _w(d.removed) + _w(d.added), role)
+    return Overlap(undo, same, _w(d.removed) + _w(d.added), role, raw)
+
+
+def _shared(a: Counter[str], b: Counter[str]) -> Counter[str]:
+    """Tokens in both, counted min(a, b) scaled by min/max: taking out one of the five ``_conn`` uses a
+    rewrite put in is a fifth of the evidence of taking out its only one (boilerplate is not intent)."""
+    out: Counter[str] = Counter()
+    for t, n in a.items():
+        m = b.get(t, 0)
+        if m:
+            out[t] = min(n, m) * (min(n, m) / max(n, m)) ** SCALE_POWER
+    return out
 
 
 def _decide(
@@ -147,15 +163,24 @@ def _decide(
     undo_w, same_w = _w(undo), _w(same)
     change_w = sum(o.change_w for o in code) or 1.0
     coverage = undo_w / change_w
+    raw = sum((o.raw_undo for o in code), Counter())
     specific = [t for t in _by_weight(undo) if is_specific(t)]
     need = REMOTE_UNDO_MIN if remote else UNDO_MIN
-    if specific and undo_w >= need and coverage >= COVERAGE_MIN and undo_w >= same_w:
-        score = 0.5 + 0.4 * min(1.0, coverage) * min(1.0, undo_w / 6) + (0.1 if named else 0.0)
-        score *= REMOTE_DISCOUNT if remote else 1.0
+    broad = bool(specific) and undo_w >= need and coverage >= COVERAGE_MIN and undo_w >= same_w
+    # a small edit that is almost all reversal: two tokens swapped back, a literal, or a token its words name
+    raw_specific = [t for t in _by_weight(raw) if is_specific(t)]
+    raw_cov = _w(raw) / change_w
+    pinpoint = not remote and raw_cov >= PINPOINT_COVERAGE and _w(raw) >= same_w and (
+        sum(weight(t) * raw[t] for t in raw_specific) >= UNDO_MIN or any(
+        literal_body(t) is not None or t[0].isdigit() or bare(t) in named for t in raw_specific))
+    if broad or pinpoint:
+        cov = coverage if broad else raw_cov
+        score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, max(undo_w, _w(raw) if pinpoint else 0) / 6)
+        score = (score + (0.1 if named else 0.0)) * (REMOTE_DISCOUNT if remote else 1.0)
         where = "elsewhere in the decision's change" if remote else "in the same file"
         return "contradicts", min(score, 1.0), (
-            f"the diff undoes the decision's own change {where}: {_list(specific)} "
-            f"({coverage:.0%} of the diff's change)")
+            f"the diff undoes the decision's own change {where}: {_list(specific or raw_specific)} "
+            f"({cov:.0%} of the diff's change)")
     flip = _flip(diff_sets, info, bool(code) and not remote)
     if flip:
         return "contradicts", 0.6, f"the diff flips {_list(flip)}, which the decision's own words name"
@@ -193,7 +218,7 @@ def _named(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
         if cs.kind == "prose" or cs.test:
             continue
         for t in list(cs.removed) + list(cs.added):
-            key = t.strip("rbfuRBFU").strip("\"'`") if t[0] not in "0123456789" else t
+            key = bare(t)
             if not is_specific(t) or len(key) < 3 or key in out:
                 continue
             pattern = r"(?<![\w/.-])" + re.escape(key) + r"(?![\w/-])"
@@ -206,9 +231,9 @@ def _code_like(tok: str) -> bool:
     """A number, an identifier with ``_``/digits/inner capitals, or a literal holding such (``"a/b"``)."""
     if tok[0].isdigit():
         return True
-    body = tok.strip("rbfuRBFU").strip("\"'`")
+    body = bare(tok)
     return any(c in "_/.-=:;+%" or c.isdigit() for c in body.strip("_")) or (
-        any(c.isupper() for c in body[1:]) and any(c.islower() for c in body))
+        any(c.isupper() for c in body[1:]) and (any(c.islower() for c in body) or len(body) >= 3))
 
 
 def _flip(diff_sets: dict[str, ChangeSet], info: DecisionInfo, touched: bool) -> list[str]:

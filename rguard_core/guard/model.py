@@ -61,6 +61,7 @@ class Candidate:
     path: list[str]
     files: list[str]  # diff paths that reached it
     symbols: list[str] = field(default_factory=list)  # symbols that reached it (symbol hop)
+    replaces: list[str] = field(default_factory=list)  # superseded decisions this one stands in for
 
 
 @dataclass

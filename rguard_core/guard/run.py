@@ -154,14 +154,18 @@ class _Run:
         findings = []
         for c, info in items:
             j = labels[c.decision_id]
-            if j.label == "unrelated" and "superseded_by" in c.hops:
+            if j.label == "unrelated" and c.replaces:
                 # the diff touches what a superseded decision covered: its replacement is shown instead
-                j = Judgement("related", SUPERSEDED_SCORE, f"replaces a superseded decision ({c.path[-2]}) this diff reaches")
+                j = Judgement("related", SUPERSEDED_SCORE,
+                              f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches")
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
                 continue
             findings.append(self._finding(c, info, j, score, prem.get(c.decision_id, []), gathered))
-        findings.sort(key=lambda f: (f.label != "contradicts", -f.score, f.decision_id))
+        # ties: a PR or commit (the change itself) before the ADR or correction that records it
+        order = {"pr": 0, "commit": 1, "doc": 2, "issue": 3, "correction": 4}
+        findings.sort(key=lambda f: (f.label != "contradicts", -round(f.score, 4), order.get(f.source["kind"], 5),
+                                     f.decision_id))
         return findings[:MAX_FINDINGS]
 
     def _later(self, info: DecisionInfo) -> bool:

@@ -118,11 +118,26 @@ def tokens(code: str) -> list[str]:
     return [m.group(0) for m in _TOKEN.finditer(code)]
 
 
+_LITERAL = re.compile(r"""^[rbfuRBFU]{0,2}(["'`])(.*)\1$""", re.S)
+
+
+def literal_body(tok: str) -> str | None:
+    """The text inside a string literal token (prefix and quotes removed); None for any other token."""
+    m = _LITERAL.match(tok)
+    return m.group(2) if m else None
+
+
+def bare(tok: str) -> str:
+    """A token as prose would name it: a literal's text, anything else as is."""
+    body = literal_body(tok)
+    return tok if body is None else body
+
+
 def weight(tok: str) -> float:
     """How much one token says about intent (see the module doc)."""
     c = tok[0]
-    if c in "\"'`" or (len(tok) > 1 and tok[1] in "\"'" ) or (len(tok) > 2 and tok[2] in "\"'"):
-        body = tok.strip("rbfuRBFU").strip("\"'`")
+    body = literal_body(tok)
+    if body is not None:
         if not body:
             return 0.8
         if len(body.split()) >= 3:
