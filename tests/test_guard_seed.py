@@ -73,7 +73,10 @@ def test_seed_premise_rules(store: Store, seed: str) -> None:
 def test_seed_hop_kinds(store: Store, seed: str) -> None:
     graph = store.repo_graph(seed)
     diff = parse_diff(case_diff(*CASE["ratelimit-ip"][3:]))
-    assert any(c.decision_id == "decision:pr:32" for c in cands.touches(graph, diff, []))
+    users = cands.symbol_users(graph, diff.identifiers)
+    touched = cands.rank_touches(cands.touch_rows(graph, diff, []), users)
+    assert any(c.decision_id == "decision:pr:32" and c.path == ["file:tollgate/ratelimit.py", "pr:32", c.decision_id]
+               for c in touched)
     linked = cands.linked(graph, diff, [])
     assert linked and all(c.hops == ["issue"] and c.path[0] == "file:tollgate/ratelimit.py" for c in linked)
     adr = cands.adrs(graph, parse_diff(case_diff(*CASE["events-delete-again"][3:])), [])

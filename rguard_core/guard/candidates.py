@@ -11,66 +11,81 @@ Hops (``Candidate.hops``):
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..db import Graph
 from .model import Candidate, ParsedDiff
 
-TOUCH_LIMIT = 60
-LINK_LIMIT = 30
+TOUCH_LIMIT = 30
+TOUCH_SCAN = 120  # most recent decisions read from hot files; older ones come back through shared symbols
+LINK_SCAN = 60
+LINK_LIMIT = 20
 ADR_LIMIT = 20
 SYMBOL_LIMIT = 20
 SYMBOL_MAX_DEGREE = 25  # a symbol that many PRs mention (``request``) says nothing about one decision
 SYMBOL_MIN_SHARED = 2
 
+# A WITH after the indexed File lookup keeps the planner from starting at a label scan of every Source.
 TOUCHES_Q = """
 MATCH (f:File) WHERE f.path IN $paths
+WITH f
 MATCH (p:Source)-[:TOUCHES]->(f)
+WHERE NOT p.id IN $exclude
 MATCH (d:Decision)-[:DERIVED_FROM]->(p)
-WHERE d.source_id = p.id AND NOT p.id IN $exclude
-OPTIONAL MATCH (p)-[:MENTIONS]->(s:Symbol) WHERE s.name IN $idents
-WITH d, p, f, count(s) AS shared
-RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path, shared
-ORDER BY shared DESC, coalesce(p.merged_at, p.date, '') DESC
+WHERE d.source_id = p.id
+RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path
+ORDER BY coalesce(p.merged_at, p.date, '') DESC
 LIMIT $limit
+"""
+
+# Older decisions on hot files that share rare symbols with the diff (the recency scan would miss them).
+TOUCHES_BY_SYMBOL_Q = """
+MATCH (p:Source) WHERE p.id IN $sources
+WITH p
+MATCH (p)-[:TOUCHES]->(f:File)
+WHERE f.path IN $paths
+MATCH (d:Decision)-[:DERIVED_FROM]->(p)
+WHERE d.source_id = p.id
+RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path
+"""
+
+# Rare symbols only: who mentioned them (ranks touches candidates and drives the symbol hop).
+SYMBOL_USERS_Q = """
+MATCH (s:Symbol) WHERE s.name IN $idents
+WITH s
+MATCH (s)<-[:MENTIONS]-(p:Source)
+WITH s, collect(p.id) AS users
+WHERE size(users) <= $max_degree
+RETURN s.name AS name, users
 """
 
 ISSUE_Q = """
 MATCH (f:File) WHERE f.path IN $paths
+WITH f
 MATCH (p:Source)-[:TOUCHES]->(f)
+WITH f, p ORDER BY coalesce(p.merged_at, p.date, '') DESC LIMIT $scan
 MATCH (p)-[:FIXES|REFERENCES]->(i:Source)<-[:FIXES|REFERENCES]-(q:Source)<-[:DERIVED_FROM]-(d:Decision)
 WHERE q <> p AND d.source_id = q.id AND NOT q.id IN $exclude
 RETURN DISTINCT d.id AS decision, f.id AS file, f.path AS path, p.id AS via, i.id AS link, q.id AS source
 LIMIT $limit
 UNION
 MATCH (f:File) WHERE f.path IN $paths
+WITH f
 MATCH (p:Source)-[:TOUCHES]->(f)
+WITH f, p ORDER BY coalesce(p.merged_at, p.date, '') DESC LIMIT $scan
 MATCH (p)-[:FIXES|REFERENCES]-(q:PR)<-[:DERIVED_FROM]-(d:Decision)
 WHERE q <> p AND d.source_id = q.id AND NOT q.id IN $exclude
 RETURN DISTINCT d.id AS decision, f.id AS file, f.path AS path, p.id AS via, q.id AS link, q.id AS source
 LIMIT $limit
 """
 
+# ADRs are few: start from them, not from every PR that touched a hot file.
 ADR_Q = """
-MATCH (f:File) WHERE f.path IN $paths
-MATCH (p:Source)-[:TOUCHES]->(f)
-MATCH (p)-[:ADDS]->(doc:Doc)<-[:DERIVED_FROM]-(d:Decision)
+MATCH (d:Decision)-[:DERIVED_FROM]->(doc:Doc)<-[:ADDS]-(p:Source)
 WHERE d.source_id = doc.id AND NOT p.id IN $exclude
+WITH d, doc, p
+MATCH (p)-[:TOUCHES]->(f:File)
+WHERE f.path IN $paths
 RETURN DISTINCT d.id AS decision, f.id AS file, f.path AS path, p.id AS via, doc.id AS doc
-LIMIT $limit
-"""
-
-SYMBOL_Q = """
-MATCH (s:Symbol) WHERE s.name IN $idents
-MATCH (p:Source)-[:MENTIONS]->(s)
-WITH s, collect(p) AS ps WHERE size(ps) <= $max_degree
-UNWIND ps AS p
-MATCH (d:Decision)-[:DERIVED_FROM]->(p)
-WHERE d.source_id = p.id AND NOT p.id IN $exclude
-WITH d, p, collect(s.name) AS names
-WHERE size(names) >= $min_shared
-RETURN d.id AS decision, p.id AS via, names
-ORDER BY size(names) DESC
 LIMIT $limit
 """
 
@@ -80,6 +95,11 @@ WHERE NOT node.source_id IN $exclude
 RETURN node.id AS decision, node.source_id AS via, score
 ORDER BY score DESC
 LIMIT $limit
+"""
+
+SYMBOL_DECISIONS_Q = """
+MATCH (d:Decision) WHERE d.source_id IN $sources
+RETURN d.id AS decision, d.source_id AS via
 """
 
 KNOWN_FILES_Q = "MATCH (f:File) WHERE f.path IN $paths RETURN f.path AS path"
@@ -97,17 +117,49 @@ RETURN d.id AS decision, d.status AS status, head.id AS head, ids
 _FT_SAFE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{3,60}$")
 
 
-def base_params(diff: ParsedDiff, exclude: list[str]) -> dict[str, Any]:
-    return {"paths": diff.paths, "idents": diff.identifiers, "exclude": exclude}
+def symbol_users(graph: Graph, idents: list[str]) -> dict[str, list[str]]:
+    """Source ids that mention each rare identifier of the diff (at most SYMBOL_MAX_DEGREE users)."""
+    if not idents:
+        return {}
+    rows = graph.read(SYMBOL_USERS_Q, {"idents": idents, "max_degree": SYMBOL_MAX_DEGREE}, name="candidates.symbol_users")
+    return {r["name"]: list(r["users"]) for r in rows}
 
 
-def touches(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate]:
-    rows = graph.read(TOUCHES_Q, {**base_params(diff, exclude), "limit": TOUCH_LIMIT}, name="candidates.touches")
-    return [Candidate(r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]]) for r in rows]
+def touch_rows(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[dict[str, str]]:
+    """The most recent decisions whose own change touched the diff's files (ranked later by rank_touches)."""
+    return graph.read(TOUCHES_Q, {"paths": diff.paths, "exclude": exclude, "limit": TOUCH_SCAN},
+                      name="candidates.touches")
+
+
+def touch_rows_by_symbol(graph: Graph, diff: ParsedDiff, exclude: list[str],
+                         users: dict[str, list[str]]) -> list[dict[str, str]]:
+    """Decisions on the diff's files whose PRs share rare symbols with it, however old."""
+    sources = sorted({s for ids in users.values() for s in ids} - set(exclude))
+    if not sources:
+        return []
+    return graph.read(TOUCHES_BY_SYMBOL_Q, {"sources": sources, "paths": diff.paths}, name="candidates.touches_by_symbol")
+
+
+def rank_touches(rows: list[dict[str, str]], users: dict[str, list[str]]) -> list[Candidate]:
+    """Keep TOUCH_LIMIT decisions: those whose PR shares rare symbols with the diff first, then the newest."""
+    shared: dict[str, int] = {}
+    for ids in users.values():
+        for sid in ids:
+            shared[sid] = shared.get(sid, 0) + 1
+    ranked = sorted(enumerate(rows), key=lambda ir: (-shared.get(ir[1]["via"], 0), ir[0]))
+    keep: dict[str, Candidate] = {}
+    for _, r in ranked:
+        c = keep.get(r["decision"])
+        if c is not None:
+            c.files += [r["path"]] if r["path"] not in c.files else []
+        elif len(keep) < TOUCH_LIMIT:
+            keep[r["decision"]] = Candidate(r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]])
+    return list(keep.values())
 
 
 def linked(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate]:
-    rows = graph.read(ISSUE_Q, {"paths": diff.paths, "exclude": exclude, "limit": LINK_LIMIT}, name="candidates.issue")
+    rows = graph.read(ISSUE_Q, {"paths": diff.paths, "exclude": exclude, "limit": LINK_LIMIT, "scan": LINK_SCAN},
+                      name="candidates.issue")
     out = []
     for r in rows:
         path = [r["file"], r["via"], r["link"]] + ([r["source"]] if r["source"] != r["link"] else []) + [r["decision"]]
@@ -124,17 +176,23 @@ def known_files(graph: Graph, diff: ParsedDiff) -> set[str]:
     return {r["path"] for r in graph.read(KNOWN_FILES_Q, {"paths": diff.paths}, name="candidates.known_files")}
 
 
-def symbols(graph: Graph, idents: list[str], files: list[str], exclude: list[str]) -> list[Candidate]:
-    """Decisions whose PRs used the same (rare) identifiers, or whose text names them."""
-    if not idents:
-        return []
-    params = {"idents": idents, "exclude": exclude, "max_degree": SYMBOL_MAX_DEGREE,
-              "min_shared": SYMBOL_MIN_SHARED, "limit": SYMBOL_LIMIT}
-    out = [
-        Candidate(r["decision"], ["symbol"], [f"sym:{n}" for n in r["names"][:5]] + [r["via"], r["decision"]],
-                  files, list(r["names"]))
-        for r in graph.read(SYMBOL_Q, params, name="candidates.symbol")
-    ]
+def symbols(graph: Graph, idents: list[str], users: dict[str, list[str]], files: list[str],
+            exclude: list[str]) -> list[Candidate]:
+    """Decisions whose PRs used at least two of the same rare identifiers, or whose text names them."""
+    wanted = set(idents)
+    names_by_source: dict[str, list[str]] = {}
+    for name, ids in users.items():
+        if name in wanted:
+            for sid in ids:
+                names_by_source.setdefault(sid, []).append(name)
+    sources = [s for s, n in names_by_source.items() if len(n) >= SYMBOL_MIN_SHARED and s not in exclude]
+    sources = sorted(sources, key=lambda s: -len(names_by_source[s]))[:SYMBOL_LIMIT]
+    out: list[Candidate] = []
+    if sources:
+        for r in graph.read(SYMBOL_DECISIONS_Q, {"sources": sources}, name="candidates.symbol"):
+            names = sorted(names_by_source[r["via"]])
+            out.append(Candidate(r["decision"], ["symbol"], [f"sym:{n}" for n in names[:5]] + [r["via"], r["decision"]],
+                                 files, names))
     words = [w for w in idents if _FT_SAFE.match(w)][:30]
     if words:
         rows = graph.read(DECISION_TEXT_Q, {"query": "|".join(words), "exclude": exclude, "limit": SYMBOL_LIMIT},

@@ -12,8 +12,9 @@ MAX_PATCH_CHARS = 60_000  # one stored patch; longer ones are cut at a hunk boun
 INFO_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
 MATCH (d)
-OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) WHERE s.id = d.source_id
-OPTIONAL MATCH (d)-[:DERIVED_FROM]->(p:PR) WHERE p.id <> d.source_id
+OPTIONAL MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s
+OPTIONAL MATCH (s)<-[:ADDS]-(p:PR)
 WITH d, s, min(p.merged_at) AS added_at
 RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source_id,
        coalesce(d.status, 'active') AS status, coalesce(d.score_factor, 1.0) AS score_factor,
@@ -24,7 +25,11 @@ RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source
 # The change behind a decision: its own PR or commit, or for an ADR the PR that added it.
 PATCHES_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
-MATCH (d)-[:DERIVED_FROM]->(p:Source)-[t:TOUCHES]->(f:File)
+MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s
+OPTIONAL MATCH (s)<-[:ADDS]-(adder:PR)
+WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
+MATCH (p)-[t:TOUCHES]->(f:File)
 WHERE f.path IN $paths OR t.previous_path IN $paths OR d.id IN $everywhere
 RETURN d.id AS decision, f.path AS path, t.previous_path AS previous_path, t.patch AS patch
 """

@@ -76,7 +76,7 @@ def recount_hunks(text: str) -> str:
             continue
         j = i + 1
         old = new = 0
-        while j < len(lines) and not lines[j].startswith(("@@", "diff --git ", "--- ", "+++ ")):
+        while j < len(lines) and not lines[j].startswith(("@@", "diff --git ")) and not _file_header(lines, j):
             k = lines[j][:1]
             if k not in (" ", "-", "+", "\\", ""):
                 break
@@ -91,6 +91,11 @@ def recount_hunks(text: str) -> str:
         out += lines[i + 1 : j]
         i = j
     return "\n".join(out)
+
+
+def _file_header(lines: list[str], j: int) -> bool:
+    """``--- a`` followed by ``+++ b`` starts a file; a lone ``--- x`` is a removed ``-- x`` line (SQL comment)."""
+    return lines[j].startswith("--- ") and j + 1 < len(lines) and lines[j + 1].startswith("+++ ")
 
 
 def diff_from_patches(patches: list[dict[str, object]]) -> str:

@@ -9,6 +9,7 @@ repository's latest activity) count a third. Bus factor = active human editors o
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,14 +17,22 @@ from ..db import Graph
 
 MAX_EXPERTS = 3
 BETWEENNESS_SEED = 42  # a fixed seed: the same graph gives the same experts
-BETWEENNESS_SAMPLES = 64
+BETWEENNESS_SAMPLES = 32
 INACTIVE_WEIGHT = 1 / 3
 
+MAX_EDITORS_PER_FILE = 30  # a hot file's top editors by edit count; the long tail never ranks anyway
+
 EDITORS_Q = """
-MATCH (p:Person)-[e:EDITED]->(f:File)
-WHERE f.path IN $paths AND p.is_bot = false
-RETURN p.login AS login, f.path AS path, e.count AS edits, p.last_active AS last_active
+MATCH (f:File) WHERE f.path IN $paths
+WITH f
+MATCH (p:Person)-[e:EDITED]->(f)
+WHERE p.is_bot = false
+WITH f, p, e ORDER BY e.count DESC
+WITH f, collect({login: p.login, edits: e.count, last_active: p.last_active})[..$top] AS eds
+UNWIND eds AS x
+RETURN x.login AS login, f.path AS path, x.edits AS edits, x.last_active AS last_active
 """
+STAMP_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.ingested_at AS at, r.full_name AS name"
 LATEST_Q = "MATCH (p:Person) WHERE p.is_bot = false RETURN max(p.last_active) AS latest"
 PAGERANK_Q = """
 CALL algo.pageRank('Person', 'COLLABORATED') YIELD node, score
@@ -36,8 +45,10 @@ RETURN node.login AS login, score
 """
 AUTHORS_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
-MATCH (d)-[:DERIVED_FROM]->(s:Source)<-[:AUTHORED]-(a:Person)
-WHERE s.id = d.source_id AND a.is_bot = false
+MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s
+MATCH (s)<-[:AUTHORED]-(a:Person)
+WHERE a.is_bot = false
 RETURN d.id AS decision, a.login AS login
 """
 
@@ -53,7 +64,30 @@ class People:
 
 
 def editors(graph: Graph, paths: list[str]) -> list[dict[str, Any]]:
-    return graph.read(EDITORS_Q, {"paths": paths}, name="experts.editors")
+    return graph.read(EDITORS_Q, {"paths": paths, "top": MAX_EDITORS_PER_FILE}, name="experts.editors")
+
+
+_CACHE: dict[tuple[str, str, str], tuple[dict[str, float], dict[str, float]]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def centrality(graph: Graph) -> tuple[dict[str, float], dict[str, float]]:
+    """PageRank and betweenness, computed in FalkorDB once per ingest of this graph (then reused in-process).
+
+    COLLABORATED only changes when the repository is ingested again, which moves ``Repo.ingested_at``.
+    """
+    rows = graph.read(STAMP_Q, name="experts.stamp")
+    stamp = str(rows[0]["at"]) if rows and rows[0].get("at") else ""
+    key = (graph.store.target, graph.name, stamp)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key) if stamp else None
+    if hit is not None:
+        return hit
+    value = (pagerank(graph), betweenness(graph))
+    if stamp:
+        with _CACHE_LOCK:
+            _CACHE[key] = value
+    return value
 
 
 def latest_activity(graph: Graph) -> str | None:

@@ -93,8 +93,8 @@ RULES: tuple[Rule, ...] = (
 WHERE i.state = 'open' RETURN d.id AS decision, i.number AS n, i.title AS title""", _r1),
     Rule("R2", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)-[:DERIVED_FROM]->(p:PR)-[:FIXES]->(i:Issue)
 WHERE p.merged = true AND i.state = 'open' RETURN d.id AS decision, i.number AS n, i.title AS title""", _r2),
-    Rule("R3", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)-[:DERIVED_FROM]->(doc:Doc)
-WHERE doc.id = d.source_id RETURN d.id AS decision, doc.status AS status, doc.path AS path""", _r3),
+    Rule("R3", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (doc:Doc) WHERE doc.id = d.source_id
+RETURN d.id AS decision, doc.status AS status, doc.path AS path""", _r3),
     Rule("R4", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)
 OPTIONAL MATCH (n:Decision)-[:SUPERSEDES]->(d)
 OPTIONAL MATCH (d)-[:SUPERSEDES]->(o:Decision)
@@ -105,11 +105,13 @@ RETURN d.id AS decision, newer[0] AS newer, older[0] AS older""", _r4),
 WHERE (q:PR AND coalesce(q.merged, false) = false) OR (q:Issue AND q.state = 'open')
 RETURN d.id AS decision, q.number AS n, q.title AS title, q:PR AS is_pr""", _r5),
     Rule("R6", """MATCH (x:Person) WHERE x.is_bot = false WITH max(x.last_active) AS latest
-MATCH (d:Decision) WHERE d.id IN $ids WITH d, latest MATCH (d)-[:DERIVED_FROM]->(s:Source)<-[:AUTHORED]-(a:Person)
-WHERE s.id = d.source_id AND a.is_bot = false
+MATCH (d:Decision) WHERE d.id IN $ids WITH d, latest MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, latest, s MATCH (s)<-[:AUTHORED]-(a:Person)
+WHERE a.is_bot = false
 RETURN d.id AS decision, max(a.last_active) AS last, latest, collect(DISTINCT a.login) AS authors""", _r6),
-    Rule("R7", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)-[:DERIVED_FROM]->(p:Source)<-[:REVERTS]-(r:Source)
-WHERE p.id = d.source_id AND coalesce(r.merged, true) = true
+    Rule("R7", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (p:Source) WHERE p.id = d.source_id
+WITH d, p MATCH (p)<-[:REVERTS]-(r:Source)
+WHERE coalesce(r.merged, true) = true
 RETURN DISTINCT d.id AS decision, r.number AS n, r.id AS by""", _r7),
     Rule("P1", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim)
 WHERE c.holds = false OR c.status = 'superseded' RETURN DISTINCT d.id AS decision, c.quote AS quote""", _p1),

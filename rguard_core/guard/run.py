@@ -98,16 +98,20 @@ class _Run:
 
     def gather(self) -> dict[str, Any]:
         g, d, ex = self.g, self.diff, self.exclude
+        idents, new_files = self._symbol_inputs()
         a = self._all({
-            "touches": lambda: cands.touches(g, d, ex), "issue": lambda: cands.linked(g, d, ex),
+            "touches": lambda: cands.touch_rows(g, d, ex), "issue": lambda: cands.linked(g, d, ex),
             "adr": lambda: cands.adrs(g, d, ex), "known": lambda: cands.known_files(g, d),
-            "editors": lambda: experts.editors(g, d.paths), "pagerank": lambda: experts.pagerank(g),
-            "betweenness": lambda: experts.betweenness(g), "latest": lambda: experts.latest_activity(g),
+            "users": lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))),
+            "editors": lambda: experts.editors(g, d.paths), "latest": lambda: experts.latest_activity(g),
+            "centrality": lambda: experts.centrality(g),
         })
-        found: list[Candidate] = a["touches"] + a["adr"] + a["issue"]
-        idents, new_files = self._symbol_inputs(a["known"])
-        if idents:
-            found += cands.symbols(g, idents, new_files, ex)
+        rows = cands.touch_rows_by_symbol(g, d, ex, a["users"]) + a["touches"]
+        found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["adr"] + a["issue"]
+        # the symbol hop is for new, renamed or never-seen files
+        fresh = [f for f in new_files if f in self._fresh_paths(a["known"])]
+        if fresh:
+            found += cands.symbols(g, self._idents_of(fresh), a["users"], fresh, ex)
         merged = cands.merge(cands.resolve_superseded(g, cands.merge(found)))
         ids = [c.decision_id for c in merged]
         everywhere = [c.decision_id for c in merged if not ({"touches", "adr"} & set(c.hops))]
@@ -126,19 +130,25 @@ class _Run:
             extra = sorted({p for i in everywhere if i in b["infos"] for p in b["infos"][i].patches} - set(d.paths))
             if extra:
                 editors += experts.editors(g, extra)
-        people = experts.People(editors, a["pagerank"], a["betweenness"], a["latest"])
+        pagerank, betweenness = a["centrality"]
+        people = experts.People(editors, pagerank, betweenness, a["latest"])
         return {"candidates": merged, "people": people, **b}
 
-    def _symbol_inputs(self, known: set[str]) -> tuple[list[str], list[str]]:
-        """Identifiers of new, renamed or never-seen code files: the symbol hop is for those."""
-        files = [f for f in self.diff.files if not f.binary and f.hunks and (
-            f.status in ("added", "renamed") or not (set(f.paths) & known))]
+    def _symbol_inputs(self) -> tuple[list[str], list[str]]:
+        """Identifiers of the diff's code files, and those files (candidates for the symbol hop)."""
+        files = [f.path for f in self.diff.files if not f.binary and f.hunks]
+        return self._idents_of(files), files
+
+    def _fresh_paths(self, known: set[str]) -> set[str]:
+        return {f.path for f in self.diff.files if f.status in ("added", "renamed") or not (set(f.paths) & known)}
+
+    def _idents_of(self, paths: list[str]) -> list[str]:
         idents: list[str] = []
-        for f in files:
-            cs = self.sets.get(f.path)
+        for p in paths:
+            cs = self.sets.get(p)
             if cs is not None and cs.kind != "prose":
                 idents += [n for n, _ in cs.changed_idents.most_common(40) if n not in idents]
-        return idents[:60], [f.path for f in files]
+        return idents[:60]
 
     def judge(self, gathered: dict[str, Any], judge: str) -> list[Finding]:
         infos: dict[str, DecisionInfo] = gathered["infos"]
