@@ -1,0 +1,443 @@
+"""One node of the decision graph in full: its source text with the quote at its stored offsets, status and
+revision, what it rests on and what rests on it (a walk of stored edges), rejected alternatives, who to ask,
+and its blast radius (everything downstream, the same walk the correction preview uses). No Streamlit here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .db import Graph, Store
+from .errors import InvalidInput, UnknownRepository
+from .evidence import Span, is_verbatim
+from .views import (
+    action_status,
+    claim_status,
+    correction_label,
+    correction_status,
+    decision_status,
+    source_label,
+    source_status,
+)
+
+MAX_EXPERTS = 5
+MAX_FILES = 30
+
+_FIND = " UNION ".join(
+    f"MATCH (n:{label} {{id: $id}}) RETURN '{kind}' AS type, n AS n"
+    for label, kind in (("Decision", "decision"), ("Claim", "claim"), ("Source", "source"), ("Action", "action"),
+                        ("Correction", "correction"))
+)
+# What a linked node needs for its label and status; every neighbour query returns these columns.
+_SHOW = (
+    "m.id AS id, labels(m) AS labels, m.kind AS kind, m.statement AS statement, m.summary AS summary, "
+    "m.title AS title, m.number AS number, m.path AS path, m.by AS by, m.status AS status, m.holds AS holds, "
+    "m.label AS label, m.quarantined AS quarantined, m.state AS state, m.reason AS reason, "
+    "size([(m)<-[:SUPERSEDES]-(x:Decision) | x]) AS newer"
+)
+_Q_SOURCE = (
+    "MATCH (s:Source {id: $id}) RETURN s.id AS id, s.kind AS kind, s.text AS text, s.url AS url, s.title AS title, "
+    "s.number AS number, s.path AS path, s.by AS by"
+)
+
+
+@dataclass(frozen=True)
+class QuoteSpan:
+    start: int
+    end: int
+    quote: str
+    verified: bool  # the stored offsets still point at exactly the stored quote
+
+
+@dataclass
+class SourceText:
+    """A source's full text and the quoted spans to highlight in it."""
+
+    source_id: str
+    kind: str
+    label: str
+    url: str | None
+    text: str
+    spans: list[QuoteSpan] = field(default_factory=list)
+
+    def pieces(self) -> list[tuple[str, bool]]:
+        """The text cut into (piece, highlighted) runs; only verified spans are highlighted."""
+        marks = sorted((s.start, s.end) for s in self.spans if s.verified and s.end > s.start)
+        out: list[tuple[str, bool]] = []
+        pos = 0
+        for start, end in marks:
+            if end <= pos:
+                continue
+            start = max(start, pos)
+            if start > pos:
+                out.append((self.text[pos:start], False))
+            out.append((self.text[start:end], True))
+            pos = end
+        if pos < len(self.text):
+            out.append((self.text[pos:], False))
+        return out
+
+
+@dataclass(frozen=True)
+class Link:
+    id: str
+    type: str  # source | claim | decision | action | correction | incident
+    label: str
+    status: str
+    relation: str  # the edge word: SUPPORTS, JUSTIFIES, IMPLEMENTS, CORRECTS, SUPERSEDES, REJECTED, ...
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Expert:
+    login: str
+    reason: str
+    last_active: str | None = None
+
+
+@dataclass(frozen=True)
+class RejectedAlternative:
+    text: str
+    quote: str
+    source_id: str
+    url: str | None
+    verified: bool
+
+
+@dataclass
+class NodeDetail:
+    """Everything the detail pane shows for one node."""
+
+    id: str
+    type: str
+    kind: str
+    label: str
+    text: str
+    status: str
+    revision: int | None
+    url: str | None
+    evidence: SourceText | None = None
+    rests_on: list[Link] = field(default_factory=list)
+    rested_on_by: list[Link] = field(default_factory=list)
+    related: list[Link] = field(default_factory=list)  # supersedes / superseded by / corrections / incidents
+    alternatives: list[RejectedAlternative] = field(default_factory=list)
+    who_to_ask: list[Expert] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def can_blast(self) -> bool:
+        return self.type in ("source", "claim")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class BlastRadius:
+    """Everything downstream of a source or claim: the claims, decisions and actions that rest on it."""
+
+    node_id: str
+    seeds: list[str]
+    claims: list[str]
+    decisions: list[str]
+    actions: list[str]
+
+    def ids(self) -> set[str]:
+        return set(self.claims) | set(self.decisions) | set(self.actions)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _graph(store: Store, repo: str) -> Graph:
+    graph = store.repo_graph(repo)
+    if not graph.exists():
+        raise UnknownRepository(repo)
+    return graph
+
+
+def find_node(graph: Graph, node_id: str) -> tuple[str, dict[str, Any]]:
+    """(type, properties) of a product-level node, or InvalidInput when there is none with that id."""
+    rows = graph.read(_FIND, {"id": node_id}, name="detail.find") if node_id else []
+    if not rows:
+        raise InvalidInput(f"no source, claim, decision, action or correction with id {node_id!r} in this repository")
+    return rows[0]["type"], rows[0]["n"]
+
+
+def node_detail(store: Store, repo: str, node_id: str) -> NodeDetail:
+    """The detail pane for ``node_id`` in ``repo``."""
+    graph = _graph(store, repo)
+    kind, props = find_node(graph, node_id)
+    build = {"decision": _decision, "claim": _claim, "source": _source, "action": _action, "correction": _correction}
+    return build[kind](graph, props)
+
+
+# --- per type ---------------------------------------------------------------------------------------------------
+def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
+    nid = p["id"]
+    prm = {"id": nid}
+    newer = _links(g, "(n:Decision {id: $id})<-[:SUPERSEDES]-(m:Decision)", prm, "SUPERSEDES", "superseded by")
+    d = NodeDetail(nid, "decision", "decision", p.get("summary") or nid, p.get("quote") or "",
+                   decision_status(p.get("status"), p.get("holds"), p.get("label"), len(newer)), p.get("rev"), None)
+    d.evidence = _quoted(g, p)
+    d.url = d.evidence.url if d.evidence else None
+    derived = _links(g, "(n:Decision {id: $id})-[:DERIVED_FROM]->(m:Source)", prm, "SUPPORTS", "derived from")
+    d.rests_on = _justifications(g, "Decision", nid) + derived
+    d.rested_on_by = _links(g, "(n:Decision {id: $id})<-[:IMPLEMENTS]-(m:Action)", prm, "IMPLEMENTS")
+    d.related = (_links(g, "(n:Decision {id: $id})-[:SUPERSEDES]->(m:Decision)", prm, "SUPERSEDES", "supersedes")
+                 + newer + _about(g, "Decision", nid))
+    d.alternatives = _alternatives(g, nid)
+    sources = [x.id for x in derived]
+    d.who_to_ask = who_to_ask(g, sources)
+    d.files = _files(g, sources, [x.id for x in d.rested_on_by])
+    d.commits = _commits(g, sources)
+    d.facts = {"label": p.get("label"), "extractor": p.get("extractor"), "score_factor": p.get("score_factor")}
+    return d
+
+
+def _claim(g: Graph, p: dict[str, Any]) -> NodeDetail:
+    nid = p["id"]
+    prm = {"id": nid}
+    d = NodeDetail(nid, "claim", p.get("kind") or "claim", p.get("statement") or nid, p.get("quote") or "",
+                   claim_status(p.get("status"), p.get("holds")), p.get("rev"), None)
+    d.evidence = _quoted(g, p)
+    d.url = d.evidence.url if d.evidence else None
+    src = _links(g, "(n:Claim {id: $id})-[:EVIDENCED_BY]->(:Fragment)<-[:HAS_FRAGMENT]-(m:Source)", prm, "SUPPORTS")
+    d.rests_on = src + _justifications(g, "Claim", nid)
+    d.rested_on_by = _links(g, "(n:Claim {id: $id})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(m)", prm, "JUSTIFIES")
+    d.related = (_links(g, "(n:Claim {id: $id})-[:SUPERSEDES]->(m:Claim)", prm, "SUPERSEDES", "replaces")
+                 + _links(g, "(n:Claim {id: $id})<-[:SUPERSEDES]-(m:Claim)", prm, "SUPERSEDES", "replaced by")
+                 + _about(g, "Claim", nid))
+    decisions = [x.id for x in d.rested_on_by if x.type == "decision"]
+    rows = g.read("UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
+                  {"ids": decisions}, name="detail.decision_sources")
+    d.who_to_ask = who_to_ask(g, [x.id for x in src] + [r["id"] for r in rows])
+    d.facts = {"kind": p.get("kind"), "extractor": p.get("extractor"), "confidence": p.get("confidence")}
+    return d
+
+
+def _source(g: Graph, p: dict[str, Any]) -> NodeDetail:
+    nid = p["id"]
+    prm = {"id": nid}
+    label = source_label(p)
+    d = NodeDetail(nid, "source", p.get("kind") or "source", label, p.get("title") or label,
+                   source_status(p.get("quarantined")), p.get("rev"), p.get("url"))
+    frags = g.read("MATCH (:Source {id: $id})-[:HAS_FRAGMENT]->(f:Fragment) RETURN f.start AS start, f.end AS end, "
+                   "f.text AS text ORDER BY start", prm, name="detail.fragments")
+    text = p.get("text") or ""
+    d.evidence = SourceText(nid, d.kind, label, d.url, text, [_span(nid, text, f["start"], f["end"], f["text"]) for f in frags])
+    d.rested_on_by = (
+        _links(g, "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(m:Claim)", prm, "SUPPORTS")
+        + _links(g, "(n:Source {id: $id})<-[:DERIVED_FROM]-(m:Decision)", prm, "SUPPORTS", "derived from it")
+        + _links(g, "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Alternative)"
+                 "-[:REJECTED_FOR]->(m:Decision)", prm, "REJECTED", "an alternative it rejected")
+    )
+    d.related = (_links(g, "(n:Source {id: $id})-[:SUPERSEDES]->(m:Source)", prm, "SUPERSEDES", "supersedes")
+                 + _links(g, "(n:Source {id: $id})<-[:SUPERSEDES]-(m:Source)", prm, "SUPERSEDES", "superseded by")
+                 + _about(g, "Source", nid))
+    d.who_to_ask = who_to_ask(g, [nid]) or ([Expert(p["by"], "wrote this correction")] if p.get("by") else [])
+    d.files = _files(g, [nid], [])
+    d.commits = _commits(g, [nid])
+    d.facts = {k: p.get(k) for k in ("author", "state", "created_at", "merged_at", "status", "by") if p.get(k) is not None}
+    return d
+
+
+def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
+    nid = p["id"]
+    d = NodeDetail(nid, "action", "action", p.get("summary") or nid, p.get("summary") or "",
+                   action_status(p.get("status")), p.get("rev"), None)
+    d.rests_on = _links(g, "(n:Action {id: $id})-[:IMPLEMENTS]->(m:Decision)", {"id": nid}, "IMPLEMENTS")
+    d.related = _about(g, "Action", nid)
+    rows = g.read("UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
+                  {"ids": [x.id for x in d.rests_on]}, name="detail.decision_sources")
+    d.who_to_ask = who_to_ask(g, [r["id"] for r in rows])
+    d.files = _files(g, [], [nid])
+    d.facts = {"executed": bool(p.get("executed")), "stored status": p.get("status")}
+    return d
+
+
+def _correction(g: Graph, p: dict[str, Any]) -> NodeDetail:
+    nid = p["id"]
+    d = NodeDetail(nid, "correction", p.get("kind") or "correction", correction_label(p.get("kind"), p.get("by")),
+                   p.get("reason") or p.get("statement") or "", correction_status(p.get("state")), p.get("rev"), None)
+    d.rested_on_by = _links(g, "(n:Correction {id: $id})-[:ABOUT]->(m)", {"id": nid}, "CORRECTS")
+    if p.get("source_id"):
+        d.rests_on = _links(g, "(m:Source {id: $sid})", {"sid": p["source_id"]}, "SUPPORTS", "the reviewer's words")
+        src = g.read(_Q_SOURCE, {"id": p["source_id"]}, name="detail.source")
+        if src:
+            text = src[0]["text"] or ""
+            d.evidence = SourceText(src[0]["id"], src[0]["kind"] or "", source_label(src[0]), src[0]["url"], text,
+                                    [_span(src[0]["id"], text, 0, len(text), text)])
+    if p.get("by"):
+        d.who_to_ask = [Expert(p["by"], "made this correction")]
+    d.facts = {k: p.get(k) for k in ("kind", "by", "reason", "state", "created_at", "target_id", "replacement_id")
+               if p.get(k) is not None}
+    return d
+
+
+# --- shared walks ------------------------------------------------------------------------------------------------
+def _links(g: Graph, pattern: str, params: dict[str, Any], relation: str, note: str = "") -> list[Link]:
+    # pattern is a literal from this module binding the neighbour as ``m``; values only come in as parameters
+    rows = g.read(f"MATCH {pattern} RETURN DISTINCT {_SHOW} ORDER BY id", params, name=f"detail.{relation.lower()}")
+    return [_link(r, relation, note) for r in rows]
+
+
+def _link(r: dict[str, Any], relation: str, note: str) -> Link:
+    labels = set(r["labels"] or [])
+    if "Decision" in labels:
+        return Link(r["id"], "decision", r["summary"] or r["id"],
+                    decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0)), relation, note)
+    if "Claim" in labels:
+        return Link(r["id"], "claim", r["statement"] or r["id"], claim_status(r["status"], r["holds"]), relation, note)
+    if "Action" in labels:
+        return Link(r["id"], "action", r["summary"] or r["id"], action_status(r["status"]), relation, note)
+    if "Correction" in labels:
+        return Link(r["id"], "correction", f"{correction_label(r['kind'], r['by'])}: {r['reason'] or ''}".rstrip(": "),
+                    correction_status(r["state"]), relation, note)
+    if "Incident" in labels:
+        return Link(r["id"], "incident", f"incident: {r['reason'] or ''}".strip(": "), "quarantined", relation, note)
+    return Link(r["id"], "source", source_label(r), source_status(r["quarantined"]), relation, note)
+
+
+def _justifications(g: Graph, label: str, nid: str) -> list[Link]:
+    rows = g.read(
+        f"MATCH (n:{label} {{id: $id}})<-[:JUSTIFIES]-(j:Justification)-[:PREMISE]->(m:Claim) "
+        f"RETURN DISTINCT {_SHOW}, j.holds AS jholds ORDER BY id",
+        {"id": nid}, name="detail.justifications",
+    )
+    return [_link(r, "JUSTIFIES", "" if r["jholds"] is not False else "its justification no longer holds") for r in rows]
+
+
+def _about(g: Graph, label: str, nid: str) -> list[Link]:
+    return (_links(g, f"(n:{label} {{id: $id}})<-[:ABOUT]-(m:Correction)", {"id": nid}, "CORRECTS")
+            + _links(g, f"(n:{label} {{id: $id}})<-[:ABOUT]-(m:Incident)", {"id": nid}, "INCIDENT"))
+
+
+def _quoted(g: Graph, p: dict[str, Any]) -> SourceText | None:
+    sid = p.get("source_id")
+    if not sid:
+        return None
+    rows = g.read(_Q_SOURCE, {"id": sid}, name="detail.source")
+    if not rows:
+        return None
+    s = rows[0]
+    text = s["text"] or ""
+    spans = [_span(sid, text, p.get("start"), p.get("end"), p.get("quote") or "")] if p.get("start") is not None else []
+    return SourceText(sid, s["kind"] or "", source_label(s), s["url"], text, spans)
+
+
+def _span(sid: str, text: str, start: Any, end: Any, quote: str) -> QuoteSpan:
+    s, e = int(start or 0), int(end or 0)
+    return QuoteSpan(s, e, quote, is_verbatim(text, Span(sid, s, e, quote)))
+
+
+def _alternatives(g: Graph, did: str) -> list[RejectedAlternative]:
+    rows = g.read(
+        "MATCH (a:Alternative)-[:REJECTED_FOR]->(:Decision {id: $id}) OPTIONAL MATCH (s:Source {id: a.source_id}) "
+        "RETURN a.text AS text, a.quote AS quote, a.source_id AS sid, a.start AS start, a.end AS end, s.url AS url, "
+        "s.text AS stext ORDER BY sid, start",
+        {"id": did}, name="detail.alternatives",
+    )
+    return [RejectedAlternative(r["text"] or r["quote"] or "", r["quote"] or "", r["sid"], r["url"],
+                                _span(r["sid"], r["stext"] or "", r["start"], r["end"], r["quote"] or "").verified)
+            for r in rows]
+
+
+def _files(g: Graph, source_ids: list[str], action_ids: list[str]) -> list[str]:
+    rows = g.read(
+        "UNWIND $sids AS sid MATCH (:Source {id: sid})-[:TOUCHES]->(f:File) RETURN DISTINCT f.path AS path "
+        "UNION UNWIND $aids AS aid MATCH (:Action {id: aid})-[:CHANGES]->(f:File) RETURN DISTINCT f.path AS path",
+        {"sids": source_ids, "aids": action_ids}, name="detail.files",
+    )
+    return sorted(r["path"] for r in rows if r["path"])[:MAX_FILES]
+
+
+def _commits(g: Graph, source_ids: list[str]) -> list[str]:
+    rows = g.read("UNWIND $ids AS sid MATCH (c:Commit)-[:PART_OF]->(:Source {id: sid}) RETURN DISTINCT c.id AS id",
+                  {"ids": source_ids}, name="detail.commits")
+    return sorted({r["id"] for r in rows} | {s for s in source_ids if s.startswith("commit:")})
+
+
+def who_to_ask(g: Graph, source_ids: list[str]) -> list[Expert]:
+    """Humans behind these sources: their authors, then commenters on them, then top editors of their files."""
+    if not source_ids:
+        return []
+    human = "coalesce(p.is_bot, false) = false"
+    authors = g.read(f"UNWIND $ids AS sid MATCH (p:Person)-[:AUTHORED]->(s:Source {{id: sid}}) WHERE {human} "
+                     "RETURN p.login AS login, p.last_active AS last_active, s.id AS id, s.kind AS kind, "
+                     "s.number AS number, s.title AS title, s.path AS path ORDER BY login, id",
+                     {"ids": source_ids}, name="detail.who.authors")
+    reviewers = g.read(f"UNWIND $ids AS sid MATCH (p:Person)-[:AUTHORED]->(c:Comment)-[:ON]->(:Source {{id: sid}}) "
+                       f"WHERE {human} RETURN p.login AS login, p.last_active AS last_active, count(c) AS n "
+                       "ORDER BY n DESC, login", {"ids": source_ids}, name="detail.who.reviewers")
+    editors = g.read(f"UNWIND $ids AS sid MATCH (:Source {{id: sid}})-[:TOUCHES]->(f:File)<-[e:EDITED]-(p:Person) "
+                     f"WHERE {human} RETURN p.login AS login, p.last_active AS last_active, sum(e.count) AS edits "
+                     "ORDER BY edits DESC, login LIMIT $k", {"ids": source_ids, "k": MAX_EXPERTS}, name="detail.who.editors")
+    wrote: dict[str, list[str]] = {}
+    for r in authors:
+        wrote.setdefault(r["login"], []).append(source_label(r))
+    out = {r["login"]: Expert(r["login"], f"wrote {', '.join(wrote[r['login']])}", r["last_active"]) for r in authors}
+    for r in reviewers:
+        out.setdefault(r["login"], Expert(r["login"], f"commented {r['n']}× in the discussion", r["last_active"]))
+    for r in editors:
+        out.setdefault(r["login"], Expert(r["login"], f"edited these files ({int(r['edits'] or 0)} edits)", r["last_active"]))
+    return list(out.values())[:MAX_EXPERTS]
+
+
+# --- blast radius ------------------------------------------------------------------------------------------------
+def blast_radius(store: Store, repo: str, node_id: str) -> BlastRadius:
+    """Everything downstream of a source or claim through PREMISE/JUSTIFIES, plus the actions implementing it."""
+    graph = _graph(store, repo)
+    kind, _ = find_node(graph, node_id)
+    if kind not in ("source", "claim"):
+        raise InvalidInput(f"blast radius is for a source or a claim; {node_id!r} is a {kind}")
+    seeds = _seeds_of_source(graph, node_id) if kind == "source" else [node_id]
+    claims, decisions = _downstream(graph, seeds)
+    rows = graph.read("UNWIND $ids AS did MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: did}) RETURN DISTINCT a.id AS id",
+                      {"ids": sorted(decisions)}, name="detail.blast.actions")
+    return BlastRadius(node_id, seeds, sorted(claims), sorted(decisions), sorted(r["id"] for r in rows))
+
+
+def _seeds_of_source(graph: Graph, source_id: str) -> list[str]:
+    try:
+        from .memory.graphio import seeds_of_source
+    except ImportError:
+        return local_seeds_of_source(graph, source_id)
+    return seeds_of_source(graph, source_id)
+
+
+def _downstream(graph: Graph, seeds: list[str]) -> tuple[set[str], set[str]]:
+    # the correction preview's own walk when the memory engine is present, so both always agree
+    try:
+        from .memory.graphio import downstream
+    except ImportError:
+        return local_downstream(graph, seeds)
+    return downstream(graph, seeds)
+
+
+def local_seeds_of_source(graph: Graph, source_id: str) -> list[str]:
+    """The claims that quote a source (same contract as memory.graphio.seeds_of_source)."""
+    rows = graph.read("MATCH (:Source {id: $sid})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(c:Claim) "
+                      "RETURN DISTINCT c.id AS id", {"sid": source_id}, name="detail.blast.seeds")
+    return sorted(r["id"] for r in rows)
+
+
+def local_downstream(graph: Graph, seeds: list[str]) -> tuple[set[str], set[str]]:
+    """Claims and decisions reachable from seed claims via PREMISE/JUSTIFIES (same contract as memory.graphio)."""
+    claims, decisions = set(seeds), set()
+    frontier = list(seeds)
+    while frontier:
+        rows = graph.read("UNWIND $ids AS cid MATCH (:Claim {id: cid})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(x) "
+                          "RETURN DISTINCT x.id AS id, x:Decision AS is_decision", {"ids": frontier},
+                          name="detail.blast.step")
+        frontier = []
+        for r in rows:
+            if r["is_decision"]:
+                decisions.add(r["id"])
+            elif r["id"] not in claims:
+                claims.add(r["id"])
+                frontier.append(r["id"])
+    return claims, decisions
