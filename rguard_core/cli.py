@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "rguard_core.commands.seed",
     "rguard_core.commands.guard",
     "rguard_core.commands.memory",
+    "rguard_core.commands.why",
     "rguard_core.commands.eval",
 ]
 
