@@ -1,0 +1,136 @@
+"""AppTest of the Decision graph page: graph and legend, the node picker driving the detail pane, the cap and
+"show more", filters, "why" with receipts and the refusal, blast radius, the correction hand-off, empty states."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rguard_core.db import Graph, Store
+from rguard_core.seed import DEMO_REPO, DEMO_SNAPSHOT, load_demo
+from rguard_core.views import build_view
+from tests.test_views import ledger_copy
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "pages/decision_graph.py"
+
+
+@pytest.fixture(scope="module")
+def ledger(store: Store, tmp_path_factory: pytest.TempPathFactory) -> str:
+    repo = "page-test/ledger"
+    store.repo_graph(repo).delete()
+    graph: Graph = ledger_copy(store, tmp_path_factory.mktemp("ledger"), repo)
+    yield repo
+    graph.delete()
+
+
+def open_page(repo: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["repo"] = repo
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [s.value for s in at.success] + [e.value for e in at.error]
+    return "\n".join(str(p) for p in parts)
+
+
+def html_blocks(at: AppTest) -> str:
+    return "\n".join(str(getattr(h, "proto", h)) for h in at.get("html"))
+
+
+def pick(at: AppTest, node_id: str) -> AppTest:
+    at.selectbox(key="dg_pick").set_value(node_id).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_graph_renders_with_legend_and_picker(store: Store, ledger: str) -> None:
+    at = open_page(ledger)
+    assert at.title[0].value == "Decision graph"
+    options = at.selectbox(key="dg_pick").options  # labels: icon, short text, status
+    view = build_view(store, ledger)
+    assert len(options) == len(view.nodes) and "◆ Keep unknown prices as None · holds" in options
+    legend = html_blocks(at)
+    assert all(s in legend for s in ("holds", "fallen", "superseded", "needs review", "held", "quarantined"))
+    assert "5 of 5 decision(s)" in texts(at)
+
+
+def test_picking_a_node_shows_its_receipts(store: Store, ledger: str) -> None:
+    at = pick(open_page(ledger), "decision:pr:10")
+    body = texts(at)
+    assert "Keep unknown prices as None" in body and "Rests on" in body and "Who to ask" in body
+    quote = store.repo_graph(ledger).read("MATCH (d:Decision {id: 'decision:pr:10'}) RETURN d.quote AS q")[0]["q"]
+    assert f"<mark>{quote}</mark>" in html_blocks(at)
+    assert "verified verbatim" in body and "Rejected alternatives" in body
+    link = next(b for b in at.button if "justifies" in b.label and "Unknown prices are billed as free" in b.label)
+    link.click().run()  # walking to a linked node makes it the selection
+    assert at.session_state["dg_selected"] == "claim:issue:1:0:33"
+    assert "Unknown prices are billed as free" in texts(at)
+
+
+def test_filters_and_empty_result(store: Store, ledger: str) -> None:
+    at = open_page(ledger)
+    at.text_input(key="dg_path").input("pricing").run()
+    assert "1 of 1 decision(s)" in texts(at)
+    at.text_input(key="dg_text").input("no such decision anywhere").run()
+    assert not at.exception and "No decision matches these filters." in texts(at)
+
+
+def test_cap_and_show_more_on_the_demo_seed(store: Store) -> None:
+    if not DEMO_SNAPSHOT.is_dir():
+        pytest.skip(f"demo seed missing at {DEMO_SNAPSHOT}")
+    load_demo(store)
+    at = open_page(DEMO_REPO)
+    assert "cap 150" in texts(at)
+    shown = len(at.selectbox(key="dg_pick").options)
+    assert shown <= 150
+    at.button(key="dg_more").click().run()
+    assert not at.exception and len(at.selectbox(key="dg_pick").options) > shown
+
+
+def test_ask_why_lists_decisions_with_quotes_and_links(store: Store, ledger: str) -> None:
+    at = open_page(ledger)
+    at.text_input(key="dg_question").input("why do we keep unknown prices as null?")
+    next(b for b in at.button if b.label == "Ask").click().run()
+    body = texts(at)
+    assert "decision(s) found by the words keep, unknown, prices, null" in body
+    assert "Keep unknown prices as None" in body and "(https://github.com/acme/ledger/pull/10)" in body
+    next(b for b in at.button if b.label == "Show in graph").click().run()
+    assert at.session_state["dg_selected"] == "decision:pr:10"
+
+
+def test_ask_why_declines_to_grade_code(store: Store, ledger: str) -> None:
+    at = open_page(ledger)
+    at.text_input(key="dg_question").input("grade my code please")
+    next(b for b in at.button if b.label == "Ask").click().run()
+    assert any("don't grade or review code" in i.value for i in at.info)
+
+
+def test_blast_radius_and_correction_hand_off(store: Store, ledger: str) -> None:
+    at = pick(open_page(ledger), "issue:1")
+    at.button(key="dg_blast_btn").click().run()
+    assert not at.exception and "Blast radius" in texts(at) and "decision:pr:10" in texts(at)
+    at.button(key="dg_correct").click().run()
+    assert at.session_state["correction_target"] == {"repo": ledger, "id": "issue:1", "type": "source"}
+    assert at.title[0].value == "Corrections"
+
+
+def test_empty_and_unknown_repositories_render(store: Store, repo_name: str) -> None:
+    g = store.repo_graph(repo_name)
+    g.query("CREATE (:Repo {id: 'repo', full_name: $r})", {"r": repo_name})
+    try:
+        at = open_page(repo_name)
+        assert "No decisions recorded yet." in texts(at)
+    finally:
+        g.delete()
+    page = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    page.session_state["repo"] = "nobody/nothing"
+    page.run()
+    assert not page.exception and "ingest it first" in texts(page)
