@@ -45,6 +45,13 @@ class NewFile:
 
 
 @dataclass(frozen=True)
+class Delete:
+    """Delete ``path``."""
+
+    path: str
+
+
+@dataclass(frozen=True)
 class Case:
     """One labelled case before its diff is generated."""
 
@@ -52,7 +59,7 @@ class Case:
     label: str
     kind: str
     why: str
-    edits: tuple[Replace | NewFile, ...]
+    edits: tuple[Replace | NewFile | Delete, ...]
     story: str | None = None
     expect_source: int | None = None
 
@@ -75,8 +82,11 @@ def _fresh_repo(tmp: Path) -> Path:
     return work
 
 
-def _apply_edit(work: Path, edit: Replace | NewFile, case_id: str) -> None:
+def _apply_edit(work: Path, edit: Replace | NewFile | Delete, case_id: str) -> None:
     target = work / edit.path
+    if isinstance(edit, Delete):
+        target.unlink()
+        return
     if isinstance(edit, NewFile):
         if target.exists():
             raise ValueError(f"{case_id}: {edit.path} already exists")
@@ -170,11 +180,11 @@ def N(path: str, text: str) -> NewFile:
     return NewFile(path, text)
 
 
-def contra(cid: str, kind: str, story: str, source: int, why: str, *edits: Replace | NewFile) -> Case:
+def contra(cid: str, kind: str, story: str, source: int, why: str, *edits: Replace | NewFile | Delete) -> Case:
     return Case(cid, "contradicts", kind, why, tuple(edits), story, source)
 
 
-def benign(cid: str, kind: str, story: str | None, why: str, *edits: Replace | NewFile) -> Case:
+def benign(cid: str, kind: str, story: str | None, why: str, *edits: Replace | NewFile | Delete) -> Case:
     return Case(cid, "benign", kind, why, tuple(edits), story)
 
 
@@ -422,6 +432,17 @@ ADMIN_ONLY = frozenset({"export"})
         "A new migration grants UPDATE and DELETE on usage_events back to the app role that ADR-0003 revoked them from.",
         N("migrations/004_allow_event_fixes.sql", '''-- Support needs to fix mis-metered events directly again.
 GRANT UPDATE, DELETE ON usage_events TO tollgate_app;
+'''),
+    ),
+    contra(
+        "tg-cue-15", "cue-word", "money-decimal", 6,
+        "ADR-0002 is rewritten to round every line with ROUND_HALF_UP, reversing its own decision to round once with ROUND_HALF_EVEN.",
+        R("docs/adr/0002-money-is-decimal.md", '''All money in tollgate is a decimal.Decimal, never a float: prices, line amounts, totals, refunds and credit
+notes. Amounts are rounded to cents with ROUND_HALF_EVEN once, when an invoice total is computed, and nowhere
+else.
+''', '''All money in tollgate is a decimal.Decimal, never a float: prices, line amounts, totals, refunds and credit
+notes. Every line amount is rounded to cents with ROUND_HALF_UP, so each line matches what the customer sees,
+and the total is the sum of the rounded lines.
 '''),
     ),
 ]
@@ -795,6 +816,36 @@ def line_cost(meter, quantity):
 def test_delivery_is_retried_with_the_event_id_as_key(monkeypatch):
 '''),
     ),
+    contra(
+        "tg-multi-12", "multi-file", "append-only-events", 43,
+        "A new ADR-0004 supersedes ADR-0003 and correct() adds the offset to the stored row in place, so events are updated again.",
+        R("docs/adr/0003-append-only-event-log.md", "Status: accepted\n", "Status: superseded\nSuperseded by: ADR-0004\n"),
+        N("docs/adr/0004-correct-events-in-place.md", '''# ADR-0004: Correct usage events in place
+
+Status: accepted
+Date: 2026-11-02
+Deciders: jdelacroix
+Supersedes: ADR-0003
+
+## Context
+
+Correction rows double the size of usage_events for accounts whose gateway re-sends batches, and the
+monthly partitions fill faster than planned.
+
+## Decision
+
+A correction adds its offset to the quantity of the event it corrects. The corrects_id column is no longer
+written.
+'''),
+        R(EVENTS, CORRECT_METHOD, '''    def correct(self, event, quantity):
+        """Apply the difference to ``event``'s row (ADR-0004)."""
+        with self._conn.cursor() as cur:
+            cur.execute(
+                "UPDATE usage_events SET quantity = quantity + %s WHERE id = %s", (quantity - event.quantity, event.id)
+            )
+        return event
+'''),
+    ),
 ]
 
 REVERT = [
@@ -1053,6 +1104,13 @@ Every stored timestamp is an aware UTC datetime from `clock.utc_now()`. A billin
 UTC on its first day to midnight UTC after its last day.
 
 ''', ""),
+    ),
+    contra(
+        "tg-revert-12", "revert", "append-only-events", 43,
+        "Reverts the ADR hunks of #43: ADR-0003 is deleted and ADR-0001 (events corrected by updating rows) is accepted again.",
+        Delete("docs/adr/0003-append-only-event-log.md"),
+        R("docs/adr/0001-store-usage-events-in-postgres.md", "Status: superseded\nSuperseded by: ADR-0003\n",
+          "Status: accepted\n"),
     ),
 ]
 
@@ -1327,6 +1385,14 @@ that goes over the limit receives HTTP 429 until the next minute starts.
 ''', '''requests come from. A key that goes over the limit receives HTTP 429, with a Retry-After header, until the
 next minute starts.
 '''),
+    ),
+    benign(
+        "tg-bsame-23", "benign-same-file", "money-decimal",
+        "Adds a measured figure to a consequence in ADR-0002; the decision text is unchanged.",
+        R("docs/adr/0002-money-is-decimal.md",
+          "- Decimal arithmetic is slower than float, so the monthly invoice run takes longer.\n",
+          "- Decimal arithmetic is slower than float, so the monthly invoice run takes longer (about 40 % in the\n"
+          "  March 2024 benchmark).\n"),
     ),
 ]
 

@@ -97,6 +97,12 @@ def test_contradicting_cases_cover_every_story_line() -> None:
     assert not thin, f"story lines with fewer than 3 contradicting cases: {thin}"
 
 
+def test_every_adr_is_touched_by_a_contradicting_case() -> None:
+    adrs = {str(p.relative_to(SEED / "tree")) for p in (SEED / "tree" / "docs" / "adr").glob("*.md")}
+    touched = set().union(*(_touched(c["diff"]) for c in CASES if c["label"] == "contradicts"))
+    assert adrs and not adrs - touched, f"ADRs no contradicting case touches: {sorted(adrs - touched)}"
+
+
 def test_no_two_diffs_are_identical() -> None:
     seen: dict[str, str] = {}
     for case in CASES:
