@@ -22,7 +22,7 @@ run: seed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 lint: $(STAMP)
-	$(PY) -m ruff check rguard_core pages tests bench eval app.py
+	$(PY) -m ruff check .
 	$(PY) -m mypy
 
 test: lint
