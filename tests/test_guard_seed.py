@@ -57,6 +57,11 @@ def test_seed_edit_is_judged_as_labelled(store: Store, seed: str, case: tuple[An
         assert report.verdict != "warn", [(f.decision_id, f.label, f.reason) for f in report.findings]
 
 
+def test_seed_readme_typo_passes_quietly(store: Store, seed: str) -> None:
+    report = guard(store, seed, "readme-typo")
+    assert report.verdict == "pass" and report.findings == []
+
+
 def test_seed_premise_rules(store: Store, seed: str) -> None:
     assert rules(by_id(guard(store, seed, "ratelimit-ip"))["decision:pr:32"])["R1"] == "holds"  # refs open #21
     assert rules(by_id(guard(store, seed, "naive-time"))["decision:pr:11"])["R2"] == "stale"  # fixes #10, still open

@@ -1,4 +1,4 @@
-"""The Guard: warn before a change undoes an earlier decision (see docs/GUARD.md)."""
+"""The Guard: warn before a change undoes an earlier decision (see README.md in this package)."""
 
 from .feedback import record_feedback
 from .model import Finding, GuardReport

@@ -30,11 +30,10 @@ MATCH (f:File) WHERE f.path IN $paths
 WITH f
 MATCH (p:Source)-[:TOUCHES]->(f)
 WHERE NOT p.id IN $exclude
+WITH f, p ORDER BY coalesce(p.merged_at, p.date, '') DESC LIMIT $limit
 MATCH (d:Decision)-[:DERIVED_FROM]->(p)
 WHERE d.source_id = p.id
 RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path
-ORDER BY coalesce(p.merged_at, p.date, '') DESC
-LIMIT $limit
 """
 
 # Older decisions on hot files that share rare symbols with the diff (the recency scan would miss them).
@@ -80,8 +79,13 @@ LIMIT $limit
 
 # ADRs are few: start from them, not from every PR that touched a hot file.
 ADR_Q = """
-MATCH (d:Decision)-[:DERIVED_FROM]->(doc:Doc)<-[:ADDS]-(p:Source)
-WHERE d.source_id = doc.id AND NOT p.id IN $exclude
+MATCH (doc:Doc)
+WITH doc
+MATCH (doc)<-[:ADDS]-(p:Source)
+WHERE NOT p.id IN $exclude
+WITH doc, p
+MATCH (d:Decision)-[:DERIVED_FROM]->(doc)
+WHERE d.source_id = doc.id
 WITH d, doc, p
 MATCH (p)-[:TOUCHES]->(f:File)
 WHERE f.path IN $paths

@@ -63,8 +63,9 @@ class People:
     latest: str | None = None
 
 
-def editors(graph: Graph, paths: list[str]) -> list[dict[str, Any]]:
-    return graph.read(EDITORS_Q, {"paths": paths, "top": MAX_EDITORS_PER_FILE}, name="experts.editors")
+def editors(graph: Graph, paths: list[str], name: str = "experts.editors") -> list[dict[str, Any]]:
+    """Each file's top human editors by edit count."""
+    return graph.read(EDITORS_Q, {"paths": paths, "top": MAX_EDITORS_PER_FILE}, name=name)
 
 
 _CACHE: dict[tuple[str, str, str], tuple[dict[str, float], dict[str, float]]] = {}
