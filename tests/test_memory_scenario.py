@@ -124,3 +124,38 @@ def test_load_stores_verbatim_evidence_and_replaces_on_reload(store: Store) -> N
         assert graph.read("MATCH (c:Claim) RETURN count(c) AS n")[0]["n"] == 3
     finally:
         graph.delete()
+
+
+def test_huge_scenarios_load_in_batches_and_a_half_load_is_refused(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rguard_core.errors import ConflictError
+    from rguard_core.memory import loader, quarantine_source
+
+    ws = f"batch-{uuid.uuid4().hex[:8]}"
+    graph = store.workspace_graph(ws)
+    try:
+        single = load_scenario(store, BASE, workspace=ws)
+        expected = status(graph)
+        monkeypatch.setattr(loader, "SINGLE_QUERY_ROWS", 3)
+        monkeypatch.setattr(loader, "BATCH", 2)
+        batched = load_scenario(store, BASE, workspace=ws)
+        assert batched.revision == single.revision + 1 and status(graph) == expected
+        # a batched load that dies half way leaves the workspace marked "loading": every command refuses it
+        calls = {"n": 0}
+        real_query = type(graph).query
+
+        def dying(self, cypher, params=None, **kw):  # type: ignore[no-untyped-def]
+            if cypher.startswith("UNWIND $rows") and (calls.__setitem__("n", calls["n"] + 1) or calls["n"] > 3):
+                raise KeyboardInterrupt("killed mid-load")
+            return real_query(self, cypher, params, **kw)
+
+        monkeypatch.setattr(type(graph), "query", dying)
+        with pytest.raises(KeyboardInterrupt):
+            load_scenario(store, BASE, workspace=ws)
+        monkeypatch.setattr(type(graph), "query", real_query)
+        for call in (lambda: status(graph), lambda: quarantine_source(graph, "email")):
+            with pytest.raises(ConflictError, match="load it again"):
+                call()
+        load_scenario(store, BASE, workspace=ws)
+        assert status(graph) == expected
+    finally:
+        graph.delete()

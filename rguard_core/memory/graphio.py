@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..db import Graph
+from ..errors import ConflictError
 from .model import ActionState, ClaimState, DecisionState, JustState, SupportGraph
 
 STATE_ID = "memory"
@@ -19,10 +20,18 @@ class NeedsFullRecompute(Exception):
     """A node the region depends on has never had its support computed (internal signal)."""
 
 
-def read_revision(graph: Graph) -> int | None:
-    """The graph's memory revision (bumped by every memory write), or None if support was never computed."""
-    rows = graph.read("MATCH (m:MemoryState {id: $id}) RETURN m.rev AS rev", {"id": STATE_ID}, name="memory.revision")
-    return int(rows[0]["rev"]) if rows else None
+def read_revision(graph: Graph, *, allow_loading: bool = False) -> int | None:
+    """The graph's memory revision (bumped by every memory write), or None if support was never computed.
+
+    A workspace still being written by a batched load (or whose load was interrupted) raises ConflictError.
+    """
+    rows = graph.read("MATCH (m:MemoryState {id: $id}) RETURN m.rev AS rev, m.state AS state", {"id": STATE_ID},
+                      name="memory.revision")
+    if not rows:
+        return None
+    if rows[0]["state"] == "loading" and not allow_loading:
+        raise ConflictError(f"{graph.name} is being loaded, or its last load was interrupted; wait, or load it again")
+    return int(rows[0]["rev"])
 
 
 def seeds_of_source(graph: Graph, source_id: str) -> list[str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..db import Store
+from ..db import Graph, Store
 from ..errors import ScenarioError
 from ..schema import ensure_schema
 from .engine import action_status, least_fixed_point
@@ -26,35 +26,33 @@ from .scenario import Scenario, parse_scenario, read_scenario_file
 # compare-and-set (see writes.py) and bumps the revision they check; a new workspace starts at 0.
 _REPLACE_HEAD = "MATCH (m0:MemoryState {id: $state_id}) WITH m0.rev + 1 AS rev"
 _NEW_HEAD = "WITH 0 AS rev"
-_LOAD = """
+_RESET = """
 OPTIONAL MATCH (old) DETACH DELETE old
 WITH DISTINCT rev
-CREATE (:MemoryState {id: $state_id, rev: rev, epoch: $epoch, workspace: $workspace, loaded_at: $now})
-WITH count(*) AS _0
-UNWIND $sources AS x CREATE (n:Source) SET n = x
-WITH count(*) AS _1
-UNWIND $lineage AS x MATCH (a:Source {id: x.s}), (b:Source {id: x.p}) CREATE (a)-[:DERIVED_FROM]->(b)
-WITH count(*) AS _2
-UNWIND $fragments AS x MATCH (s:Source {id: x.source_id}) CREATE (s)-[:HAS_FRAGMENT]->(f:Fragment) SET f = x
-WITH count(*) AS _3
-UNWIND $claims AS x CREATE (n:Claim) SET n = x
-WITH count(*) AS _4
-UNWIND $evidence AS x MATCH (c:Claim {id: x.c}), (f:Fragment {id: x.f}) CREATE (c)-[:EVIDENCED_BY]->(f)
-WITH count(*) AS _5
-UNWIND $decisions AS x CREATE (n:Decision) SET n = x
-WITH count(*) AS _6
-UNWIND $justs AS x CREATE (n:Justification) SET n = x
-WITH count(*) AS _7
-UNWIND $premises AS x MATCH (j:Justification {id: x.j}), (c:Claim {id: x.c}) CREATE (j)-[:PREMISE]->(c)
-WITH count(*) AS _8
-UNWIND $concludes_claims AS x MATCH (j:Justification {id: x.j}), (t:Claim {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)
-WITH count(*) AS _9
-UNWIND $concludes_decisions AS x MATCH (j:Justification {id: x.j}), (t:Decision {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)
-WITH count(*) AS _9b
-UNWIND $actions AS x MATCH (d:Decision {id: x.decision}) CREATE (a:Action)-[:IMPLEMENTS]->(d) SET a = x.props
-WITH count(*) AS _10
-MATCH (m:MemoryState {id: $state_id}) RETURN m.rev AS rev
+CREATE (:MemoryState {id: $state_id, rev: rev, epoch: $epoch, workspace: $workspace, loaded_at: $now, state: $state})
 """
+# (parameter, clause over one row x): run as one query for a normal scenario, in batches for a huge one
+_PARTS = (
+    ("sources", "CREATE (n:Source) SET n = x"),
+    ("lineage", "MATCH (a:Source {id: x.s}), (b:Source {id: x.p}) CREATE (a)-[:DERIVED_FROM]->(b)"),
+    ("fragments", "MATCH (s:Source {id: x.source_id}) CREATE (s)-[:HAS_FRAGMENT]->(f:Fragment) SET f = x"),
+    ("claims", "CREATE (n:Claim) SET n = x"),
+    ("evidence", "MATCH (c:Claim {id: x.c}), (f:Fragment {id: x.f}) CREATE (c)-[:EVIDENCED_BY]->(f)"),
+    ("decisions", "CREATE (n:Decision) SET n = x"),
+    ("justs", "CREATE (n:Justification) SET n = x"),
+    ("premises", "MATCH (j:Justification {id: x.j}), (c:Claim {id: x.c}) CREATE (j)-[:PREMISE]->(c)"),
+    ("concludes_claims", "MATCH (j:Justification {id: x.j}), (t:Claim {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)"),
+    ("concludes_decisions", "MATCH (j:Justification {id: x.j}), (t:Decision {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)"),
+    ("actions", "MATCH (d:Decision {id: x.decision}) CREATE (a:Action)-[:IMPLEMENTS]->(d) SET a = x.props"),
+)
+# Above this many rows one query could outlast the embedded client's 5 s socket timeout: write in batches.
+SINGLE_QUERY_ROWS = 40_000
+BATCH = 5_000
+
+
+def _single_query() -> str:
+    body = "".join(f"WITH count(*) AS _{i}\nUNWIND ${param} AS x {clause}\n" for i, (param, clause) in enumerate(_PARTS))
+    return _RESET + body + "WITH count(*) AS _end\nMATCH (m:MemoryState {id: $state_id}) RETURN m.rev AS rev"
 
 
 @dataclass
@@ -88,16 +86,40 @@ def load_scenario(store: Store, scenario: Scenario | dict[str, Any] | str | Path
                   now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     ensure_schema(graph, workspace=True)
     before = graph.read("MATCH (n) WHERE NOT n:MemoryState RETURN count(n) AS n", name="memory.load.before")
-    head = _REPLACE_HEAD if read_revision(graph) is not None else _NEW_HEAD
-    rows = graph.query(head + _LOAD, params, name="memory.load")
-    if not rows:
-        raise ScenarioError(f"workspace {ws!r} changed while loading; nothing was written, load again")
+    if sum(len(params[p]) for p, _ in _PARTS) <= SINGLE_QUERY_ROWS:
+        head = _REPLACE_HEAD if read_revision(graph, allow_loading=True) is not None else _NEW_HEAD
+        rows = graph.query(head + _single_query(), {**params, "state": "ready"}, name="memory.load")
+        if not rows:
+            raise ScenarioError(f"workspace {ws!r} changed while loading; nothing was written, load again")
+        revision = int(rows[0]["rev"])
+    else:
+        revision = _load_in_batches(graph, params)
     counts = {k: len(v) for k, v in (("sources", scenario.sources), ("claims", scenario.claims),
                                       ("justifications", scenario.justifications), ("decisions", scenario.decisions),
                                       ("actions", scenario.actions))}
     holding = {"claims": sum(after.nodes[c.id] for c in scenario.claims),
                "decisions": sum(after.nodes[d.id] for d in scenario.decisions)}
-    return LoadResult(ws, graph.name, int(rows[0]["rev"]), int(before[0]["n"]) if before else 0, counts, holding)
+    return LoadResult(ws, graph.name, revision, int(before[0]["n"]) if before else 0, counts, holding)
+
+
+def _load_in_batches(graph: Graph, params: dict[str, Any]) -> int:
+    """A scenario too big for one query: validated already, written in batches under a ``loading`` state.
+
+    Every memory command refuses a workspace whose state is ``loading`` (a load in progress, or one that was
+    interrupted: load it again), so nobody reasons over half a scenario.
+    """
+    old = read_revision(graph, allow_loading=True)
+    revision = 0 if old is None else old + 1
+    graph.delete()  # far faster than deleting node by node; the schema is rebuilt below
+    ensure_schema(graph, workspace=True)
+    meta = {k: params[k] for k in ("state_id", "epoch", "workspace", "now")}
+    graph.query("WITH $rev AS rev" + _RESET, {**meta, "rev": revision, "state": "loading"}, name="memory.load.reset")
+    for param, clause in _PARTS:
+        rows = params[param]
+        for i in range(0, len(rows), BATCH):
+            graph.query(f"UNWIND $rows AS x {clause}", {"rows": rows[i : i + BATCH]}, name=f"memory.load.{param}")
+    graph.query("MATCH (m:MemoryState {id: $id}) SET m.state = 'ready'", {"id": STATE_ID}, name="memory.load.ready")
+    return revision
 
 
 def support_graph_of(sc: Scenario) -> SupportGraph:

@@ -278,6 +278,6 @@ def load_scenario_file(store: Any, path: str | Path, if_missing: bool = False) -
     scenario = read_scenario_file(path)
     if not scenario.workspace:
         raise ScenarioError(f"scenario file {path} has no 'workspace' field")
-    if if_missing and read_revision(store.workspace_graph(scenario.workspace)) is not None:
+    if if_missing and read_revision(store.workspace_graph(scenario.workspace), allow_loading=True) is not None:
         return scenario.workspace
     return load_scenario(store, scenario).workspace

@@ -37,9 +37,12 @@ def recompute(graph: Graph, seeds: list[str] | None = None) -> RecomputeResult:
         region = {"claims": len(sg.claims), "decisions": len(sg.decisions), "justifications": len(sg.justs)}
         if not plan.changed_ids() and read_revision(graph) == revision:
             return RecomputeResult(revision, 0, region)  # consistent already: no write, no new revision
-        new = writes.cas_write(graph, plan, name="memory.recompute")
-        if new is None:
-            return None
+        new: int | None = revision
+        for part in writes.split_plan(plan):  # huge recomputes land in revision-chained batches
+            new = writes.cas_write(graph, part, name="memory.recompute")
+            if new is None:
+                return None  # someone wrote in between: start over from a fresh read
+        assert new is not None
         return RecomputeResult(new, len(plan.changed_ids()), region)
 
     if read_revision(graph) is None:

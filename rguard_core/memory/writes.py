@@ -67,6 +67,22 @@ def plan_changes(
     return plan
 
 
+MAX_PLAN_ROWS = 10_000
+
+
+def split_plan(plan: WritePlan, limit: int = MAX_PLAN_ROWS) -> list[WritePlan]:
+    """Cut a huge plan into parts whose revisions chain (part k expects revision + k), so each stays one
+    quick query; a step's own plan is region-sized and never split."""
+    rows = [(kind, x) for kind in ("claims", "justs", "decisions", "actions") for x in getattr(plan, kind)]
+    parts = []
+    for k, i in enumerate(range(0, max(len(rows), 1), limit)):
+        part = WritePlan(plan.revision + k)
+        for kind, x in rows[i : i + limit]:
+            getattr(part, kind).append(x)
+        parts.append(part)
+    return parts
+
+
 def ensure_state(graph: Graph) -> None:
     """Create the graph's memory-state node (revision 0) unless it exists; safe when called concurrently."""
     graph.query("MATCH (n) WITH count(n) AS _ MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 0",
