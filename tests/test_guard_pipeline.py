@@ -157,3 +157,15 @@ def test_huge_diff_does_bounded_work(store: Store, ledger: str, tmp_path: Path) 
     assert len(big) > 10_000_000
     report = run_guard(store, ledger, big)
     assert report.timings_ms["total"] < 15_000 and report.notes
+
+
+def test_a_graph_with_no_history_yet_passes(store: Store, repo_name: str) -> None:
+    graph = store.repo_graph(repo_name)
+    graph.query("MERGE (r:Repo {id: 'repo'}) SET r.full_name = $n, r.ingested_at = '2025-01-01'", {"n": repo_name})
+    try:
+        report = run_guard(store, repo_name, diff("rates"))
+        assert report.verdict == "pass" and report.findings == []
+        graph.query("CREATE (:Person {id: 'person:solo', login: 'solo', is_bot: false})")
+        assert run_guard(store, repo_name, diff("newtax")).verdict == "pass"
+    finally:
+        graph.delete()

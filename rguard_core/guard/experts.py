@@ -32,6 +32,7 @@ WITH f, collect({login: p.login, edits: e.count, last_active: p.last_active})[..
 UNWIND eds AS x
 RETURN x.login AS login, f.path AS path, x.edits AS edits, x.last_active AS last_active
 """
+HAS_COLLABORATION_Q = "MATCH (:Person)-[c:COLLABORATED]->(:Person) RETURN 1 AS one LIMIT 1"
 STAMP_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.ingested_at AS at, r.full_name AS name"
 LATEST_Q = "MATCH (p:Person) WHERE p.is_bot = false RETURN max(p.last_active) AS latest"
 PAGERANK_Q = """
@@ -84,7 +85,9 @@ def centrality(graph: Graph) -> tuple[dict[str, float], dict[str, float]]:
         hit = _CACHE.get(key) if stamp else None
     if hit is not None:
         return hit
-    value = (pagerank(graph), betweenness(graph))
+    # the algorithms refuse a label or relationship type the graph has never seen: no collaboration, no ranking
+    has_edges = graph.read(HAS_COLLABORATION_Q, name="experts.has_collaboration")
+    value = (pagerank(graph), betweenness(graph)) if has_edges else ({}, {})
     if stamp:
         with _CACHE_LOCK:
             _CACHE[key] = value
