@@ -36,9 +36,9 @@ def test_ledger_cases_load_with_kinds_and_expectations() -> None:
     assert cs.repo == "acme/ledger"
     assert [c.label for c in cs.cases].count("benign") == 2
     by_id = {c.id: c for c in cs.cases}
-    assert by_id["ledger-revert-unknown-price"].expect_source == 10
-    assert by_id["ledger-adr-allow-by-default"].expect_source == "docs/adr/0001-deny-by-default.md"
-    assert cs.kinds() == {"revert": 1, "cue-word": 1, "benign-same-file": 1, "benign-other-file": 1}
+    assert by_id["ledger-revert-missing-rate"].expect_source == 10
+    assert by_id["ledger-benign-readme-typo"].expect_source is None
+    assert cs.kinds() == {"revert": 1, "paraphrase": 1, "benign-same-file": 1, "benign-other-file": 1}
 
 
 def test_expect_source_accepts_hash_numbers_and_keeps_extra_keys() -> None:

@@ -65,7 +65,7 @@ def load_cases(path: str | Path, *, check_diffs: bool = True) -> CaseSet:
         raise InvalidInput(f"cannot read cases file {p}: {e}") from None
     except yaml.YAMLError as e:
         raise InvalidInput(f"cases file {p} is not valid YAML: {e}") from None
-    return parse_cases(raw, where=str(p), check_diffs=check_diffs)
+    return parse_cases(raw, where=str(p.resolve()), check_diffs=check_diffs)
 
 
 def parse_cases(raw: Any, *, where: str = "cases", check_diffs: bool = True) -> CaseSet:
