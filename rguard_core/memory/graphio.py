@@ -6,6 +6,7 @@ Works on workspace graphs and on repository graphs alike: a claim is an observat
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ..db import Graph
@@ -13,7 +14,7 @@ from ..errors import ConflictError
 from .model import ActionState, ClaimState, DecisionState, JustState, SupportGraph
 
 STATE_ID = "memory"
-PAGE = 20_000
+ID_WINDOW = 50_000  # internal node ids per page of a whole-graph read
 
 
 class NeedsFullRecompute(Exception):
@@ -167,66 +168,42 @@ def _read_actions(graph: Graph, sg: SupportGraph, decision_ids: list[str]) -> No
 
 
 def read_all(graph: Graph) -> SupportGraph:
-    """The whole support structure of a graph, read page by page."""
+    """The whole support structure of a graph, read page by page (windows of internal node ids)."""
     sg = SupportGraph()
-    for r in graph.paged(
-        "MATCH (s:Source) RETURN s.id AS id, coalesce(s.quarantined, false) AS q ORDER BY id", page_size=PAGE,
-        name="memory.all.sources",
-    ):
-        sg.lineage.setdefault(r["id"], ())
+    for r in _pages(graph, "Source", "OPTIONAL MATCH (n)-[:DERIVED_FROM]->(p:Source) "
+                    "RETURN n.id AS id, coalesce(n.quarantined, false) AS q, collect(p.id) AS parents", "sources"):
+        sg.lineage[r["id"]] = tuple(sorted(r["parents"]))
         if r["q"]:
             sg.quarantined.add(r["id"])
-    for r in graph.paged(
-        "MATCH (s:Source)-[:DERIVED_FROM]->(p:Source) RETURN s.id AS s, p.id AS p ORDER BY s, p", page_size=PAGE,
-        name="memory.all.lineage",
-    ):
-        sg.lineage[r["s"]] = sg.lineage.get(r["s"], ()) + (r["p"],)
-    for r in graph.paged(
-        "MATCH (c:Claim) RETURN c.id AS id, c.source_id AS source_id, "
-        "(c.quote IS NOT NULL AND c.source_id IS NOT NULL) AS obs, c.status AS status, c.holds AS holds, "
-        "coalesce(c.rev, 0) AS rev, false AS quarantined ORDER BY id",
-        page_size=PAGE,
-        name="memory.all.claims",
-    ):
+    for r in _pages(graph, "Claim", "RETURN n.id AS id, n.source_id AS source_id, "
+                    "(n.quote IS NOT NULL AND n.source_id IS NOT NULL) AS obs, n.status AS status, n.holds AS holds, "
+                    "coalesce(n.rev, 0) AS rev, false AS quarantined", "claims"):
         _add_claim(sg, r)
-    for r in graph.paged(
-        "MATCH (d:Decision) RETURN d.id AS id, d.holds AS holds, d.label AS label, coalesce(d.rev, 0) AS rev ORDER BY id",
-        page_size=PAGE,
-        name="memory.all.decisions",
-    ):
+    for r in _pages(graph, "Decision", "RETURN n.id AS id, n.holds AS holds, n.label AS label, "
+                    "coalesce(n.rev, 0) AS rev", "decisions"):
         sg.decisions[r["id"]] = _decision(r)
-    _read_all_justifications(graph, sg)
-    _read_all_actions(graph, sg)
+    for r in _pages(graph, "Justification", "OPTIONAL MATCH (n)-[:JUSTIFIES]->(x) WHERE x:Claim OR x:Decision "
+                    "WITH n, collect(DISTINCT x.id) AS xs OPTIONAL MATCH (n)-[:PREMISE]->(p:Claim) "
+                    "RETURN n.id AS id, n.holds AS holds, xs, collect(DISTINCT p.id) AS ps", "justifications"):
+        sg.justs[r["id"]] = JustState(r["id"], tuple(sorted(r["xs"])), tuple(sorted(r["ps"])), r["holds"])
+    for r in _pages(graph, "Action", "OPTIONAL MATCH (n)-[:IMPLEMENTS]->(d:Decision) "
+                    "RETURN n.id AS id, coalesce(n.executed, false) AS executed, n.status AS status, "
+                    "coalesce(n.rev, 0) AS rev, collect(d.id) AS ds", "actions"):
+        sg.actions[r["id"]] = ActionState(r["id"], tuple(sorted(r["ds"])), bool(r["executed"]), r["status"], int(r["rev"]))
     return sg
 
 
-def _read_all_justifications(graph: Graph, sg: SupportGraph) -> None:
-    for r in graph.paged(
-        "MATCH (j:Justification) OPTIONAL MATCH (j)-[:JUSTIFIES]->(x) WHERE x:Claim OR x:Decision "
-        "RETURN j.id AS id, x.id AS x, j.holds AS holds ORDER BY id, x",
-        page_size=PAGE,
-        name="memory.all.justifications",
-    ):
-        _merge_just(sg, r["id"], r["x"], [], r["holds"])
-    for r in graph.paged(
-        "MATCH (j:Justification)-[:PREMISE]->(p:Claim) RETURN j.id AS j, p.id AS p ORDER BY j, p",
-        page_size=PAGE,
-        name="memory.all.premises",
-    ):
-        _merge_just(sg, r["j"], None, [r["p"]], None)
+def _pages(graph: Graph, label: str, tail: str, what: str) -> Iterator[dict[str, Any]]:
+    """Every node of ``label``, one window of internal node ids at a time; ``tail`` (literal Cypher) reads ``n``.
 
-
-def _read_all_actions(graph: Graph, sg: SupportGraph) -> None:
-    rows = graph.paged(
-        "MATCH (a:Action) OPTIONAL MATCH (a)-[:IMPLEMENTS]->(d:Decision) "
-        "RETURN a.id AS id, coalesce(a.executed, false) AS executed, a.status AS status, coalesce(a.rev, 0) AS rev, "
-        "d.id AS d ORDER BY id, d",
-        page_size=PAGE,
-        name="memory.all.actions",
-    )
-    for r in rows:
-        act = sg.actions.get(r["id"])
-        if act is None:
-            act = sg.actions[r["id"]] = ActionState(r["id"], (), bool(r["executed"]), r["status"], int(r["rev"]))
-        if r["d"] is not None:
-            act.decisions = act.decisions + (r["d"],)
+    An id window is a direct label-and-id scan: no sort, no SKIP, so each page costs only its own rows.
+    """
+    top = graph.read("MATCH (n) RETURN max(ID(n)) AS top", name="memory.all.top")
+    last = top[0]["top"] if top else None
+    if last is None:
+        return
+    for lo in range(0, int(last) + 1, ID_WINDOW):
+        yield from graph.read(
+            f"MATCH (n:{label}) WHERE ID(n) >= $lo AND ID(n) < $hi {tail}",
+            {"lo": lo, "hi": lo + ID_WINDOW}, name=f"memory.all.{what}",
+        )
