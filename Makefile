@@ -28,6 +28,14 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# Browser tests: the app on the demo seed, driven in headless Debian Chromium (installed here when missing).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+e2e: $(STAMP)
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  echo "installing chromium and chromium-driver with apt-get"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium chromium-driver; fi
+	RGUARD_E2E=1 $(PY) -m pytest -q -p no:cacheprovider tests/e2e
+
 bench: $(STAMP)
 	$(PY) -m bench.run_all
 

@@ -27,7 +27,7 @@ from rguard_core.views import (
     ViewFilter,
     build_view,
 )
-from rguard_core.why import WhyAnswer, why
+from rguard_core.why import WhyAnswer, WhyDecision, why
 
 SEL, PICK, CAP, BLAST, ANSWER = "dg_selected", "dg_pick", "dg_cap", "dg_blast", "dg_answer"
 BADGE = {"holds": "green", "fallen": "red", "superseded": "gray", "needs review": "orange", "held": "violet",
@@ -36,6 +36,7 @@ ICON = {"source": "▭", "claim": "●", "decision": "◆", "action": "▲", "co
 KIND_NAMES = {"pr": "pull request", "issue": "issue", "comment": "comment / review", "doc": "ADR / design doc",
               "human_correction": "human correction"}
 CORRECTIONS_PAGE = "pages/corrections.py"
+SHOWN_ANSWERS = 3  # the rest of an answer's decisions sit in an expander, so the graph stays near the top
 
 
 def md(text: str) -> str:
@@ -75,7 +76,7 @@ def show_answer(ans: WhyAnswer) -> None:
         st.info(ans.message)
         return
     if ans.kind == "none":
-        st.warning(f"No source-backed answer yet for “{ans.question}”. Try other words, or check the filters below.")
+        st.warning(f"No source-backed answer yet for “{md(ans.question)}”. Try other words, or check the filters below.")
         return
     if ans.synthesis:
         st.success(f"{md(ans.synthesis)}  \n*cites: {', '.join(md(c) for c in ans.cited)}*")
@@ -83,17 +84,26 @@ def show_answer(ans: WhyAnswer) -> None:
         st.warning("Synthesis: no source-backed answer yet (the model cited nothing it retrieved).")
     found = "the whole question" if ans.mode == "sentence" else f"the words {md(ans.query.replace('|', ', '))}"
     st.caption(f"{len(ans.decisions)} decision(s) found by {found}.")
-    for i, d in enumerate(ans.decisions):
-        r = d.receipt
-        with st.container(border=True):
-            st.markdown(f"**{md(r.text)}** {badge(r.status)}")
-            st.markdown(f"> {md(r.quote)}\n\n— {link(r.source, r.url)}")
-            for c in d.because:
-                st.markdown(f"because: *“{md(c.quote)}”* — {link(c.source, c.url)}")
-            st.button("Show in graph", key=f"dg_why_show_{i}", on_click=select, args=(r.id,), type="tertiary")
+    first, rest = ans.decisions[:SHOWN_ANSWERS], ans.decisions[SHOWN_ANSWERS:]
+    for i, d in enumerate(first):
+        show_receipt(d, i)
+    if rest:
+        with st.expander(f"{len(rest)} more decision(s)"):
+            for i, d in enumerate(rest, start=len(first)):
+                show_receipt(d, i)
     if ans.withheld:
         st.caption(f"{ans.withheld} match(es) withheld: the claim no longer holds, its source is quarantined, or its "
                    "quote is no longer verbatim.")
+
+
+def show_receipt(d: WhyDecision, i: int) -> None:
+    r = d.receipt
+    with st.container(border=True):
+        st.markdown(f"**{md(r.text)}** {badge(r.status)}")
+        st.markdown(f"> {md(r.quote)}\n\n— {link(r.source, r.url)}")
+        for c in d.because:
+            st.markdown(f"because: *“{md(c.quote)}”* — {link(c.source, c.url)}")
+        st.button("Show in graph", key=f"dg_why_show_{i}", on_click=select, args=(r.id,), type="tertiary")
 
 
 def link(label: str, url: str | None) -> str:
@@ -132,7 +142,7 @@ def legend() -> None:
         f'<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;width:11px;height:11px;'
         f'border:2px solid {KIND_COLOURS[k]};margin-right:4px;vertical-align:middle"></span>{KIND_NAMES[k]}</span>'
         for k in SOURCE_KINDS)
-    shapes = "▭ source · ● claim · ◆ decision · ▲ action · ★ correction — edges: SUPPORTS, JUSTIFIES, IMPLEMENTS, " \
+    shapes = "▭ source · ● claim · ◆ decision · ▲ action · ★ correction · glow: blast radius — edges: SUPPORTS, JUSTIFIES, IMPLEMENTS, " \
              "CORRECTS, SUPERSEDES (dashed), REJECTED (dashed: a rejected alternative)"
     st.html(f'<div style="font-size:0.82rem;line-height:1.7"><b>Status</b> {chips}<br><b>Sources</b> {kinds}<br>'
             f'{html.escape(shapes)}</div>')
@@ -188,7 +198,7 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
     rev = f" · revision {d.revision}" if d.revision is not None else ""
     kind = f" · {md(d.kind)}" if d.kind != d.type else ""
     st.markdown(f"{badge(d.status)} {d.type}{kind}{rev} · `{d.id}`" + (f" · {link('open', d.url)}" if d.url else ""))
-    if d.text and d.text != d.label:
+    if d.text and d.text != d.label and d.evidence is None:
         st.markdown(f"> {md(d.text)}")
     if d.evidence is not None:
         show_evidence(d.evidence)
@@ -237,7 +247,7 @@ def links_section(title: str, links: list[Link], key: str) -> None:
     st.markdown(f"**{title}**")
     for i, x in enumerate(links[:40]):
         note = f" ({x.note})" if x.note else ""
-        label = f"{ICON.get(x.type, '')} {x.relation.lower()}{note}: {x.label[:80]} · {x.status}"
+        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {x.label[:90]}"
         st.button(label, key=f"dg_link_{key}_{i}", on_click=select, args=(x.id,), type="tertiary")
     if len(links) > 40:
         st.caption(f"… and {len(links) - 40} more")

@@ -28,10 +28,12 @@ DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS"}
 TINTS = {"holds": "#d5efdf", "fallen": "#f6d0d0", "superseded": "#e6e7e9", "needs review": "#fde9b8",
          "held": "#e4d7f5", "quarantined": "#bdbdbd"}
 KIND_TINTS = {"pr": "#d6e3f7", "issue": "#cdeeee", "comment": "#e6f1fa", "doc": "#dcdff3", "human_correction": "#f8dcec"}
-HIGHLIGHT = "#ff6a00"
+HIGHLIGHT = "rgba(0, 170, 255, 0.95)"  # a glow no status colour uses: the blast radius
 SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18}
 EDGE_LABELS_UP_TO = 60
 HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip
+PAD, PAD_LEVELS = "__pad_", 0.45
+SMALL_HEIGHT = 480  # a layered graph of a few dozen nodes fits; more height would only be blank canvas
 UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
 
 
@@ -47,16 +49,24 @@ def _node(n: ViewNode, highlighted: bool, compact: bool) -> Node:
     else:
         fill = border = STATUS_COLOURS[n.status]
     width = 2 if n.status == "holds" else 4
-    if highlighted:
-        border, width = HIGHLIGHT, 6
     inside = TYPE_SHAPES[n.type] == "box"
     extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {}
     return Node(
         id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else n.label, title=plain(n.title), shape=TYPE_SHAPES[n.type], size=SIZES[n.type],
         color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
         borderWidth=width, borderWidthSelected=width + 2, level=LEVELS[n.type],
-        font={"size": 17 if n.type == "decision" else 13, "color": "#1a1a1a", "face": "sans-serif"}, **extra,
+        font={"size": 17 if n.type == "decision" else 13, "color": "#1a1a1a", "face": "sans-serif"},
+        shadow={"enabled": highlighted, "color": HIGHLIGHT, "size": 30, "x": 0, "y": 0}, **extra,
     )
+
+
+def _pads(levels: set[int]) -> list[Node]:
+    """Two invisible nodes just outside the first and last column: vis fits the view to node positions before it
+    has measured the labels drawn under shapes, so without them the outermost labels are cut off."""
+    clear = {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)"}
+    return [Node(id=f"{PAD}{side}", label="", title=" ", shape="dot", size=1, color=clear, level=level,
+                 borderWidth=0, chosen=False)
+            for side, level in (("left", min(levels) - PAD_LEVELS), ("right", max(levels) + PAD_LEVELS))]
 
 
 def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Edge:
@@ -74,7 +84,7 @@ def _config(height: int, hierarchical: bool) -> Config:
     if hierarchical:
         # few nodes: the provenance chain reads left to right, one column per node type
         config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                          "levelSeparation": 240, "nodeSpacing": 70, "treeSpacing": 90}}
+                                          "levelSeparation": 170, "nodeSpacing": 60, "treeSpacing": 80}}
         config.edges = {"smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
                                    "roundness": 0.4}}
     else:
@@ -94,9 +104,11 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     marked = set(highlight)
     compact = len(view.nodes) > HIERARCHY_UP_TO
     nodes = [_node(n, n.id in marked, compact) for n in view.nodes]
+    if not compact and nodes:
+        nodes += _pads({LEVELS[n.type] for n in view.nodes})
     labelled = len(view.edges) <= EDGE_LABELS_UP_TO
     edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
-    config = _config(height, hierarchical=not compact)
+    config = _config(height if compact else SMALL_HEIGHT, hierarchical=not compact)
     # the component's identity is its arguments: when they change it remounts and its last value is gone
     signature = hashlib.sha1(json.dumps([[n.to_dict() for n in nodes], [e.to_dict() for e in edges],
                                          config.__dict__], sort_keys=True, default=str).encode()).hexdigest()
@@ -105,7 +117,7 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     if not meta or meta.get("signature") != signature:
         meta = {"signature": signature, "last": None}
     clicked = agraph(nodes=nodes, edges=edges, config=config)
-    new = bool(clicked) and clicked != meta["last"]
+    new = bool(clicked) and clicked != meta["last"] and not str(clicked).startswith(PAD)
     if new:
         meta["last"] = clicked
         st.session_state[selection_key] = clicked

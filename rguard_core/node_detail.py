@@ -298,7 +298,7 @@ def _link(r: dict[str, Any], relation: str, note: str) -> Link:
         return Link(r["id"], "correction", f"{correction_label(r['kind'], r['by'])}: {r['reason'] or ''}".rstrip(": "),
                     correction_status(r["state"]), relation, note)
     if "Incident" in labels:
-        return Link(r["id"], "incident", f"incident: {r['reason'] or ''}".strip(": "), "quarantined", relation, note)
+        return Link(r["id"], "incident", r["reason"] or "source quarantined", "quarantined", relation, note)
     return Link(r["id"], "source", source_label(r), source_status(r["quarantined"]), relation, note)
 
 

@@ -196,7 +196,9 @@ def _retrieve(graph: Graph, hits: dict[str, _Hit], ans: WhyAnswer, limit: int) -
     for did in top:
         if did not in decisions:
             continue
-        because = [claims[c] for c in claim_ids if c in claims and did in hits[c].decisions][:MAX_BECAUSE]
+        own = decisions[did]
+        because = [claims[c] for c in claim_ids if c in claims and did in hits[c].decisions
+                   and claims[c].quote != own.quote][:MAX_BECAUSE]  # a claim repeating the decision adds nothing
         ans.decisions.append(WhyDecision(decisions[did], round(score[did], 4), because))
         if len(ans.decisions) >= limit:
             break

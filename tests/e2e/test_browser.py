@@ -1,0 +1,264 @@
+"""The dashboard in a real browser: every page opens without a Python exception, a click on a node of the
+decision graph (a real mouse click on the vis.js canvas) shows its receipts, the node picker drives the same
+pane, filters switch to the layered layout, and "why" answers with links. Screenshots go to artifacts/e2e/."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.setup_data import CORRECTION, QUARANTINED
+
+PAGES = {"Overview": "RGuard", "Ingest": "Ingest", "Decision graph": "Decision graph", "Guard": "Guard",
+         "Corrections": "Corrections", "Eval": "Eval"}  # sidebar link -> the page's title
+FRAME = 'iframe[title="streamlit_agraph.agraph"]'
+# The vis Network instance lives in a React hook of the component; we only read positions from it. The click
+# itself is a real pointer event on the canvas, handled by vis exactly as a user's click would be.
+FIND_NETWORK = """
+const el = document.querySelector('.vis-network');
+if (!el) return false;
+const key = Object.keys(el.parentElement).find(k => k.startsWith('__reactInternalInstance') || k.startsWith('__reactFiber'));
+let f = key ? el.parentElement[key] : null;
+for (let depth = 0; f && depth < 10; depth++, f = f.return) {
+  for (let h = f.memoizedState, i = 0; h && i < 50; h = h.next, i++) {
+    const v = h.memoizedState;
+    if (v && typeof v.getPositions === 'function' && typeof v.canvasToDOM === 'function') { window.__rgNet = v; return true; }
+  }
+}
+return false;
+"""
+
+
+def wait_for[T](fn: Callable[[], T | None], what: str, timeout: float = 30) -> T:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = fn()
+            if value:
+                return value
+        except (StaleElementReferenceException, WebDriverException) as e:
+            last = e
+        time.sleep(0.25)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}" + (f" (last error: {last})" if last else ""))
+
+
+def no_exception(driver: WebDriver, where: str) -> None:
+    shown = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
+    if shown:
+        shot(driver, f"FAILED-{where}")
+        pytest.fail(f"{where}: the page shows a Python exception:\n{shown[0].text[:1500]}")
+
+
+def shot(driver: WebDriver, name: str) -> None:
+    driver.switch_to.default_content()
+    # park the pointer on the page title so no graph tooltip covers the picture
+    titles = driver.find_elements(By.CSS_SELECTOR, "h1")
+    if titles:
+        ActionChains(driver).move_to_element(titles[0]).perform()
+        time.sleep(0.3)
+    driver.save_screenshot(str(ARTIFACTS / f"{re.sub(r'[^a-z0-9-]+', '-', name.lower())}.png"))
+
+
+def settle(driver: WebDriver, quiet: float = 1.0) -> None:
+    """Wait until Streamlit's "running" indicator has been gone for ``quiet`` seconds."""
+    calm_since = time.monotonic()
+    deadline = calm_since + 45
+    while time.monotonic() < deadline:
+        running = driver.execute_script(
+            "const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+            "return !!(w && /running/i.test(w.innerText || ''));")
+        if running:
+            calm_since = time.monotonic()
+        elif time.monotonic() - calm_since >= quiet:
+            return
+        time.sleep(0.15)
+
+
+def go(driver: WebDriver, app_url: str, page: str) -> None:
+    if not driver.current_url.startswith(app_url):
+        driver.get(app_url + "/")
+    link = wait_for(lambda: next((a for a in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
+                                  if a.text.strip().endswith(page)), None), f"sidebar link {page!r}")
+    link.click()
+    wait_for(lambda: any(h.text.strip() == PAGES[page] for h in driver.find_elements(By.CSS_SELECTOR, "h1")),
+             f"the {page} page's title")
+    settle(driver)
+
+
+def body_text(driver: WebDriver) -> str:
+    return str(driver.find_element(By.TAG_NAME, "body").text)
+
+
+def detail_heading(driver: WebDriver) -> str:
+    return " ".join(h.text for h in driver.find_elements(By.CSS_SELECTOR, "h4"))
+
+
+# --- the graph frame ----------------------------------------------------------------------------------------------
+def wait_still(driver: WebDriver) -> None:
+    """Physics layouts move for a moment; click only once two readings of the node positions agree."""
+    last: list[Any] = [None]
+
+    def stable() -> bool:
+        pos = driver.execute_script("return window.__rgNet.getPositions();")
+        done = pos == last[0] and bool(pos)
+        last[0] = pos
+        return done
+
+    wait_for(stable, "the layout to settle", timeout=30)
+
+
+def enter_graph(driver: WebDriver) -> list[dict[str, Any]]:
+    """Switch into the graph component once its layout stands still; returns its nodes as vis holds them."""
+    for attempt in range(3):
+        driver.switch_to.default_content()
+        settle(driver)
+        try:
+            frame = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, FRAME), "the graph component")[0]
+            driver.switch_to.frame(frame)
+            wait_for(lambda: driver.execute_script(FIND_NETWORK), "the vis network inside the component")
+            wait_still(driver)
+            # plain fields only: the component hangs a detached DOM element on every node (``div``)
+            return list(driver.execute_script(
+                "return window.__rgNet.body.data.nodes.get().map(n => ({id: n.id, label: n.label, title: n.title}));"))
+        except StaleElementReferenceException:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def click_node(driver: WebDriver, node_id: str) -> None:
+    x, y = driver.execute_script(
+        "const n = window.__rgNet, p = n.getPositions([arguments[0]])[arguments[0]], d = n.canvasToDOM(p);"
+        "return [d.x, d.y];", node_id)
+    canvas = driver.find_element(By.CSS_SELECTOR, ".vis-network canvas")
+    w, h = canvas.size["width"], canvas.size["height"]
+    assert 0 <= x <= w and 0 <= y <= h, f"{node_id} is drawn outside the canvas at {x},{y}"
+    ActionChains(driver).move_to_element_with_offset(canvas, int(x - w / 2), int(y - h / 2)).click().perform()
+    # then rest the pointer on an empty corner, so vis hides the node's tooltip before any screenshot
+    ActionChains(driver).move_to_element_with_offset(canvas, int(3 - w / 2), int(3 - h / 2)).perform()
+
+
+def quote_of(title: str) -> str:
+    m = re.search(r"“(.*)”", title, re.S)
+    assert m, title
+    return m.group(1)
+
+
+def pick(driver: WebDriver, text: str) -> None:
+    box = wait_for(lambda: next((b for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSelectbox"]')
+                                 if "Inspect node" in b.text), None), "the node picker")
+    field = box.find_element(By.CSS_SELECTOR, "input")
+    field.click()
+    field.send_keys(text)
+    time.sleep(0.4)
+    field.send_keys(Keys.ENTER)
+    settle(driver)
+
+
+def type_into(driver: WebDriver, label: str, text: str, submit: bool = True) -> None:
+    field = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, f'input[aria-label="{label}"]'), label)[0]
+    field.send_keys(Keys.CONTROL, "a")  # clear() bypasses React's change events; select and overwrite instead
+    field.send_keys(Keys.DELETE)
+    field.send_keys(text)
+    if submit:
+        field.send_keys(Keys.ENTER)
+    settle(driver)
+
+
+# --- tests --------------------------------------------------------------------------------------------------------
+def test_every_page_opens_without_a_python_exception(browser: WebDriver, app_url: str) -> None:
+    browser.get(app_url + "/")
+    settle(browser)
+    for page in PAGES:
+        go(browser, app_url, page)
+        time.sleep(1.5)  # an exception renders after the first elements; give it the chance to appear
+        no_exception(browser, page)
+        shot(browser, f"page-{page}")
+        assert page.lower().split()[0] in body_text(browser).lower() or page == "Overview"
+
+
+def test_a_click_on_a_node_shows_its_receipts(browser: WebDriver, app_url: str) -> None:
+    go(browser, app_url, "Decision graph")
+    no_exception(browser, "decision graph")
+    nodes = enter_graph(browser)
+    decisions = [n for n in nodes if n["id"].startswith("decision:")]
+    assert decisions and len(nodes) <= 150
+    statuses = {m.group(1) for n in nodes if (m := re.search(r"status: ([a-z ]+)", n.get("title", "")))}
+    assert {"needs review", "fallen"} <= statuses, statuses  # the quarantines in setup_data show at a glance
+    target = next((n for n in decisions if "needs review" in n["title"]), decisions[0])
+    shot(browser, "graph-before-click")
+    enter_graph(browser)  # the screenshot stepped out of the frame
+    click_node(browser, target["id"])
+    assert browser.execute_script("return window.__rgNet.getSelectedNodes();") == [target["id"]]
+    browser.switch_to.default_content()
+    wait_for(lambda: target["label"].rstrip("…") in detail_heading(browser), f"detail of {target['id']}")
+    settle(browser)
+    no_exception(browser, "after click")
+    marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "mark")]
+    assert quote_of(target["title"]) in marks, marks
+    assert "verified verbatim" in body_text(browser) and "needs review" in body_text(browser)
+    shot(browser, "graph-node-clicked")
+
+
+def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver, app_url: str) -> None:
+    go(browser, app_url, "Decision graph")
+    number = QUARANTINED.split(":")[1]
+    pick(browser, f"Issue #{number}")
+    wait_for(lambda: f"Issue #{number}" in detail_heading(browser), "the issue's detail")
+    assert "quarantined" in body_text(browser)
+    button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button")
+                                    if b.text.strip() == "Blast radius"), None), "the blast radius button")
+    button.click()
+    settle(browser)
+    wait_for(lambda: "downstream" in body_text(browser), "the blast radius")
+    no_exception(browser, "blast radius")
+    shot(browser, "picker-blast-radius")
+
+
+def test_filters_narrow_to_a_layered_graph_with_a_correction(browser: WebDriver, app_url: str) -> None:
+    go(browser, app_url, "Decision graph")
+    type_into(browser, "Text in decision", "unknown cost")
+    wait_for(lambda: re.search(r"(\d+) of \1 decision", body_text(browser)), "the filtered caption")
+    no_exception(browser, "filtered")
+    nodes = enter_graph(browser)
+    assert len(nodes) <= 45  # small enough for the left-to-right layered layout
+    nodes = [n for n in nodes if not n["id"].startswith("__pad_")]  # the layout's invisible margins
+    kinds = {n["id"].split(":")[0] for n in nodes}
+    assert {"decision", "claim", "corr"} <= kinds, kinds  # the correction from setup_data is drawn
+    decision = next(n for n in nodes if n["id"].startswith("decision:"))
+    click_node(browser, decision["id"])
+    browser.switch_to.default_content()
+    wait_for(lambda: decision["label"].rstrip("…") in detail_heading(browser), "the decision's detail")
+    settle(browser)
+    assert "superseded" in body_text(browser)  # the corrected claim, seen from the decision it supported
+    shot(browser, "filtered-layered-correction")
+    pick(browser, "Correction text by")
+    wait_for(lambda: CORRECTION[:30] in body_text(browser), "the human correction's own words")
+    no_exception(browser, "correction source")
+
+
+def test_why_answers_with_quotes_and_links(browser: WebDriver, app_url: str) -> None:
+    go(browser, app_url, "Decision graph")
+    type_into(browser, "Question", "why do we keep unknown cost as None?", submit=False)
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Ask").click()
+    settle(browser)
+    wait_for(lambda: "decision(s) found" in body_text(browser), "the answer")
+    no_exception(browser, "why")
+    links = [a.get_attribute("href") or "" for a in browser.find_elements(By.CSS_SELECTOR, "a")]
+    assert any(re.search(r"/acme/tollgate/pull/\d+$", h) for h in links), links
+    shot(browser, "why-answer")
+    type_into(browser, "Question", "please grade my code", submit=False)
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Ask").click()
+    settle(browser)
+    wait_for(lambda: "don't grade or review code" in body_text(browser), "the refusal")
