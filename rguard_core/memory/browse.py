@@ -1,0 +1,129 @@
+"""Read-only look-ups for the Corrections page: find a claim, decision or source by text; list what was done.
+
+Search here is for reviewers, so unlike ``retrieve`` it also finds claims that no longer hold (a reviewer
+must be able to see what fell); the page shows their status next to them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..db import Graph
+
+_WORD = re.compile(r"[A-Za-z0-9_]{2,}")
+TARGET_KINDS = ("claim", "decision", "source")
+
+
+@dataclass
+class Target:
+    id: str
+    kind: str  # claim | decision | source
+    text: str
+    status: str  # holds | fallen | superseded | quarantined | needs review ...
+    revision: int | None
+    source_id: str | None = None
+
+
+@dataclass
+class HistoryEntry:
+    id: str
+    kind: str  # quarantine | claim | ack | wrong | override ...
+    target: str | None
+    by: str | None
+    reason: str | None
+    at: str | None
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+def search_targets(graph: Graph, text: str, kinds: tuple[str, ...] = TARGET_KINDS, limit: int = 25) -> list[Target]:
+    """Claims, decisions and sources whose text matches ``text`` (any word); an id matches exactly."""
+    text = (text or "").strip()
+    out: list[Target] = []
+    exact = _by_id(graph, text) if text else None
+    if exact is not None:
+        return [exact]
+    words = _WORD.findall(text)
+    if not words:
+        return out
+    ft = " | ".join(words)
+    if "claim" in kinds:
+        out += [_claim(r) for r in graph.read(
+            "CALL db.idx.fulltext.queryNodes('Claim', $q) YIELD node, score RETURN node.id AS id, "
+            "node.statement AS text, node.status AS status, node.holds AS holds, node.rev AS rev, "
+            "node.source_id AS sid ORDER BY score DESC LIMIT $lim", {"q": ft, "lim": limit}, name="browse.claims")]
+    if "decision" in kinds:
+        out += [_decision(r) for r in graph.read(
+            "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score RETURN node.id AS id, "
+            "node.summary AS text, node.status AS status, node.holds AS holds, node.label AS label, "
+            "node.rev AS rev, node.source_id AS sid ORDER BY score DESC LIMIT $lim", {"q": ft, "lim": limit},
+            name="browse.decisions")]
+    if "source" in kinds:
+        low = [w.lower() for w in words]
+        out += [_source(r) for r in graph.read(
+            "MATCH (s:Source) WHERE any(w IN $words WHERE toLower(coalesce(s.title, '')) CONTAINS w "
+            "OR s.id = w) RETURN s.id AS id, coalesce(s.title, left(s.text, 120)) AS text, "
+            "s.quarantined AS q, s.rev AS rev ORDER BY s.id LIMIT $lim", {"words": low, "lim": limit},
+            name="browse.sources")]
+    seen: set[str] = set()
+    return [t for t in out if not (t.id in seen or seen.add(t.id))][: limit * len(kinds)]
+
+
+def history(graph: Graph, limit: int = 200) -> list[HistoryEntry]:
+    """Corrections (claim corrections and guard feedback) and incidents (quarantines), newest first."""
+    rows = graph.read(
+        "MATCH (c) WHERE c:Correction OR c:Incident OPTIONAL MATCH (c)-[:ABOUT]->(t) "
+        "RETURN c.id AS id, CASE WHEN c:Incident THEN 'quarantine' ELSE c.kind END AS kind, "
+        "coalesce(t.id, c.target_id, c.source_id) AS target, c.by AS by, c.reason AS reason, "
+        "c.created_at AS at, c.result AS result ORDER BY at DESC, id LIMIT $lim",
+        {"lim": limit}, name="browse.history",
+    )
+    return [HistoryEntry(r["id"], r["kind"] or "correction", r["target"], r["by"], r["reason"], r["at"],
+                         _json(r["result"])) for r in rows]
+
+
+def _by_id(graph: Graph, node_id: str) -> Target | None:
+    rows = graph.read(
+        "MATCH (n {id: $id}) WHERE n:Claim OR n:Decision OR n:Source RETURN labels(n) AS labels, n.id AS id, "
+        "coalesce(n.statement, n.summary, n.title, left(n.text, 120)) AS text, n.status AS status, "
+        "n.holds AS holds, n.label AS label, n.quarantined AS q, n.rev AS rev, n.source_id AS sid",
+        {"id": node_id}, name="browse.by_id")
+    if not rows:
+        return None
+    r = rows[0]
+    if "Claim" in r["labels"]:
+        return _claim(r)
+    if "Decision" in r["labels"]:
+        return _decision(r)
+    return _source(r)
+
+
+def _claim(r: dict[str, Any]) -> Target:
+    status = "superseded" if r.get("status") == "superseded" else "holds" if r.get("holds") is not False else "fallen"
+    return Target(r["id"], "claim", r.get("text") or "", status, r.get("rev"), r.get("sid"))
+
+
+def _decision(r: dict[str, Any]) -> Target:
+    if r.get("status") == "superseded":
+        status = "superseded"
+    elif r.get("holds") is False:
+        status = "fallen"
+    else:
+        status = "needs review" if r.get("label") else "holds"
+    return Target(r["id"], "decision", r.get("text") or "", status, r.get("rev"), r.get("sid"))
+
+
+def _source(r: dict[str, Any]) -> Target:
+    return Target(r["id"], "source", r.get("text") or "", "quarantined" if r.get("q") else "holds", r.get("rev"))
+
+
+def _json(raw: Any) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except (TypeError, ValueError):
+        return {"raw": str(raw)}
+    return data if isinstance(data, dict) else {"value": data}
