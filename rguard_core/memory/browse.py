@@ -67,8 +67,8 @@ def search_targets(graph: Graph, text: str, kinds: tuple[str, ...] = TARGET_KIND
             "OR s.id = w) RETURN s.id AS id, coalesce(s.title, left(s.text, 120)) AS text, "
             "s.quarantined AS q, s.rev AS rev ORDER BY s.id LIMIT $lim", {"words": low, "lim": limit},
             name="browse.sources")]
-    seen: set[str] = set()
-    return [t for t in out if not (t.id in seen or seen.add(t.id))][: limit * len(kinds)]
+    unique = {t.id: t for t in reversed(out)}  # keep each id once, at its first (best) position
+    return sorted(unique.values(), key=out.index)[: limit * len(kinds)]
 
 
 def history(graph: Graph, limit: int = 200) -> list[HistoryEntry]:
