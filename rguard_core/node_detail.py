@@ -366,16 +366,22 @@ def who_to_ask(g: Graph, source_ids: list[str]) -> list[Expert]:
     if not source_ids:
         return []
     human = "coalesce(p.is_bot, false) = false"
-    authors = g.read(f"UNWIND $ids AS sid MATCH (p:Person)-[:AUTHORED]->(s:Source {{id: sid}}) WHERE {human} "
-                     "RETURN p.login AS login, p.last_active AS last_active, s.id AS id, s.kind AS kind, "
-                     "s.number AS number, s.title AS title, s.path AS path ORDER BY login, id",
-                     {"ids": source_ids}, name="detail.who.authors")
-    reviewers = g.read(f"UNWIND $ids AS sid MATCH (p:Person)-[:AUTHORED]->(c:Comment)-[:ON]->(:Source {{id: sid}}) "
-                       f"WHERE {human} RETURN p.login AS login, p.last_active AS last_active, count(c) AS n "
-                       "ORDER BY n DESC, login", {"ids": source_ids}, name="detail.who.reviewers")
-    editors = g.read(f"UNWIND $ids AS sid MATCH (:Source {{id: sid}})-[:TOUCHES]->(f:File)<-[e:EDITED]-(p:Person) "
-                     f"WHERE {human} RETURN p.login AS login, p.last_active AS last_active, sum(e.count) AS edits "
-                     "ORDER BY edits DESC, login LIMIT $k", {"ids": source_ids, "k": MAX_EXPERTS}, name="detail.who.editors")
+    # each walk starts from the sources (index lookups) and only then fans out: the planner would otherwise
+    # start from every Person or every EDITED edge, which costs half a second on a 20k-PR graph
+    authors = g.read(
+        f"UNWIND $ids AS sid MATCH (s:Source {{id: sid}}) WITH s MATCH (s)<-[:AUTHORED]-(p:Person) WHERE {human} "
+        "RETURN p.login AS login, p.last_active AS last_active, s.id AS id, s.kind AS kind, s.number AS number, "
+        "s.title AS title, s.path AS path ORDER BY login, id",
+        {"ids": source_ids}, name="detail.who.authors")
+    reviewers = g.read(
+        f"UNWIND $ids AS sid MATCH (s:Source {{id: sid}}) WITH s MATCH (s)<-[:ON]-(c:Comment)<-[:AUTHORED]-(p:Person) "
+        f"WHERE {human} RETURN p.login AS login, p.last_active AS last_active, count(c) AS n ORDER BY n DESC, login",
+        {"ids": source_ids}, name="detail.who.reviewers")
+    editors = g.read(
+        "UNWIND $ids AS sid MATCH (:Source {id: sid})-[:TOUCHES]->(f:File) WITH DISTINCT f "
+        f"MATCH (f)<-[e:EDITED]-(p:Person) WHERE {human} "
+        "RETURN p.login AS login, p.last_active AS last_active, sum(e.count) AS edits ORDER BY edits DESC, login LIMIT $k",
+        {"ids": source_ids, "k": MAX_EXPERTS}, name="detail.who.editors")
     wrote: dict[str, list[str]] = {}
     for r in authors:
         wrote.setdefault(r["login"], []).append(source_label(r))
