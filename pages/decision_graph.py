@@ -260,6 +260,9 @@ def actions(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | None) -
         st.rerun()
     if d.type in ("claim", "source") and c2.button("Preview a correction…", key="dg_correct"):
         st.session_state["correction_target"] = {"repo": repo, "id": d.id, "type": d.type}
+        # the Corrections page finds a target by exact id in its search box, in the repository's scope
+        st.session_state["corr_scope"] = f"repository · {repo}"
+        st.session_state["corr_query"] = d.id
         st.switch_page(CORRECTIONS_PAGE)
     if blast is not None and blast.node_id == d.id:
         show_blast(blast)

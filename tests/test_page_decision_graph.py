@@ -119,7 +119,9 @@ def test_blast_radius_and_correction_hand_off(store: Store, ledger: str) -> None
     assert not at.exception and "Blast radius" in texts(at) and "decision:pr:10" in texts(at)
     at.button(key="dg_correct").click().run()
     assert at.session_state["correction_target"] == {"repo": ledger, "id": "issue:1", "type": "source"}
-    assert at.title[0].value == "Corrections"
+    assert at.title[0].value == "Corrections" and not at.exception
+    assert at.text_input(key="corr_query").value == "issue:1"  # the Corrections page opens on this source
+    assert "Quarantine this source" in [h.value for h in at.subheader]
 
 
 def test_empty_and_unknown_repositories_render(store: Store, repo_name: str) -> None:

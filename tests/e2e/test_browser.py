@@ -224,6 +224,12 @@ def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver
     wait_for(lambda: "downstream" in body_text(browser), "the blast radius")
     no_exception(browser, "blast radius")
     shot(browser, "picker-blast-radius")
+    handoff = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "Preview a correction" in b.text)
+    handoff.click()
+    wait_for(lambda: "Quarantine this source" in body_text(browser), "the Corrections page on this source")
+    settle(browser)
+    no_exception(browser, "correction hand-off")
+    shot(browser, "correction-hand-off")
 
 
 def test_filters_narrow_to_a_layered_graph_with_a_correction(browser: WebDriver, app_url: str) -> None:
