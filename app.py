@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import get_store
+from ui.common import get_store
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
 

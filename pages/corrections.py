@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.common import get_store, guarded, selected_repo
+from ui.common import get_store, guarded, selected_repo
 from rguard_core.db import Graph
 from rguard_core.errors import ConflictError, RGuardError, StaleCorrectionPreview
 from rguard_core.memory import apply_correction, preview_correction, quarantine_source

@@ -8,8 +8,8 @@ import re
 
 import streamlit as st
 
-from pages.common import get_store, guarded, require_repo
-from pages.graph_widget import draw
+from ui.common import get_store, guarded, require_repo
+from ui.graph_widget import draw
 from rguard_core.db import Store
 from rguard_core.llm import LLMClient
 from rguard_core.node_detail import BlastRadius, Link, NodeDetail, SourceText, blast_radius, node_detail

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.common import require_repo
+from ui.common import require_repo
 
 st.title("Guard")
 if require_repo():

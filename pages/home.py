@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.common import get_store, guarded, require_repo
+from ui.common import get_store, guarded, require_repo
 from rguard_core.overview import repo_overview
 
 st.title("RGuard")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.common import get_store
+from ui.common import get_store
 from rguard_core.errors import RGuardError
 from rguard_core.ingest.request import IngestRequest, run_ingest
 

@@ -34,6 +34,7 @@ def settings(data_dir: Path) -> Settings:
 def store(settings: Settings) -> Iterator[Store]:
     s = open_store(settings)
     yield s
+    s.close()  # stop this session's embedded server instead of leaving it running
 
 
 @pytest.fixture
