@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import re
 
 import streamlit as st
 
-from ui.common import get_store, guarded, require_repo
-from ui.graph_widget import draw
 from rguard_core.db import Store
 from rguard_core.llm import LLMClient
-from rguard_core.node_detail import BlastRadius, Link, NodeDetail, SourceText, blast_radius, node_detail
+from rguard_core.node_detail import BlastRadius, Link, NodeDetail, blast_radius, node_detail
 from rguard_core.views import (
     CAP_STEP,
     DECISION_STATUSES,
@@ -28,6 +25,9 @@ from rguard_core.views import (
     build_view,
 )
 from rguard_core.why import WhyAnswer, WhyDecision, why
+from ui.common import get_store, guarded, require_repo
+from ui.evidence import link, md, show_evidence
+from ui.graph_widget import draw
 
 SEL, PICK, CAP, BLAST, ANSWER = "dg_selected", "dg_pick", "dg_cap", "dg_blast", "dg_answer"
 BADGE = {"holds": "green", "fallen": "red", "superseded": "gray", "needs review": "orange", "held": "violet",
@@ -37,12 +37,6 @@ KIND_NAMES = {"pr": "pull request", "issue": "issue", "comment": "comment / revi
               "human_correction": "human correction"}
 CORRECTIONS_PAGE = "pages/corrections.py"
 SHOWN_ANSWERS = 3  # the rest of an answer's decisions sit in an expander, so the graph stays near the top
-
-
-def md(text: str) -> str:
-    """Repository text shown through markdown: every character markdown (or Streamlit's directives, LaTeX and
-    HTML) could act on is escaped, so the text reads literally."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])", r"\\\1", " ".join(str(text).split()))
 
 
 def badge(status: str) -> str:
@@ -104,10 +98,6 @@ def show_receipt(d: WhyDecision, i: int) -> None:
         for c in d.because:
             st.markdown(f"because: *“{md(c.quote)}”* — {link(c.source, c.url)}")
         st.button("Show in graph", key=f"dg_why_show_{i}", on_click=select, args=(r.id,), type="tertiary")
-
-
-def link(label: str, url: str | None) -> str:
-    return f"[{md(label)}]({url})" if url and url.startswith(("http://", "https://")) else md(label)
 
 
 # --- the graph -----------------------------------------------------------------------------------------------------
@@ -223,22 +213,6 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
                 st.markdown(f"- commit `{c}`")
             st.json({k: v for k, v in d.facts.items() if v is not None}, expanded=False)
     actions(store, repo, d, blast)
-
-
-def show_evidence(ev: SourceText) -> None:
-    body = "".join(f"<mark>{_html(t)}</mark>" if hl else _html(t) for t, hl in ev.pieces())
-    st.html(f'<div style="max-height:300px;overflow-y:auto;border:1px solid #ddd;border-radius:6px;padding:8px 10px;'
-            f'font-size:0.85rem;line-height:1.45;background:#fafafa">{body}</div>')
-    spans = ev.spans
-    if spans and all(s.verified for s in spans):
-        where = ", ".join(f"{s.start}–{s.end}" for s in spans[:6]) + ("…" if len(spans) > 6 else "")
-        st.caption(f"Highlighted: the stored quote(s) at offsets {where} of {link(ev.label, ev.url)} — verified verbatim.")
-    elif spans:
-        st.error("A stored quote is no longer at its offsets in this source; it is not highlighted.")
-
-
-def _html(text: str) -> str:
-    return html.escape(text).replace("\n", "<br>")
 
 
 def links_section(title: str, links: list[Link], key: str) -> None:

@@ -123,3 +123,45 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
         st.session_state[selection_key] = clicked
     st.session_state[meta_key] = meta
     return new
+
+
+PATH_COLOURS = {"file": "#9aa5b1", "pr": "#4a7fd4", "issue": "#2aa6a6", "doc": "#6a5acd", "decision": "#e0a030",
+                "commit": "#7a8a99", "sym": "#b07cc6", "correction": "#e26fb0"}
+
+
+def path_label(node_id: str) -> tuple[str, str]:
+    """(kind, short label) for a reasoning-path node id such as ``file:a/b.py``, ``pr:12``, ``decision:pr:12``."""
+    kind, _, rest = node_id.partition(":")
+    if kind == "pr" or kind == "issue":
+        return kind, f"{'PR' if kind == 'pr' else 'issue'} #{rest}"
+    if kind in ("file", "doc"):
+        return kind, rest.rsplit("/", 1)[-1]
+    if kind == "sym":
+        return kind, rest
+    if kind == "decision":
+        return kind, "decision"
+    return kind, node_id[:24]
+
+
+def draw_path(path: list[str], hops: list[str], height: int = 180) -> None:
+    """The guard's reasoning path (the node ids its Cypher walked) as a left-to-right chain."""
+    nodes, edges, seen = [], [], set()
+    for i, nid in enumerate(path):
+        if nid in seen:
+            continue
+        seen.add(nid)
+        kind, label = path_label(nid)
+        colour = PATH_COLOURS.get(kind, "#999999")
+        nodes.append(Node(id=nid, label=label, title=plain(nid), shape="box", level=i,
+                          color={"background": "#ffffff", "border": colour}, borderWidth=2,
+                          font={"size": 13, "color": "#1a1a1a", "face": "sans-serif"}))
+    for a, b in zip(path, path[1:], strict=False):
+        if a != b:
+            edges.append(Edge(source=a, target=b, color="#8a9bb0", arrows="to", width=1.5))
+    config = Config(height=height, width=900, directed=True, physics=False, hierarchical=True)
+    config.width = "100%"
+    config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
+                                      "levelSeparation": 150}}
+    config.interaction = {"hover": True, "dragNodes": False, "zoomView": False}
+    st.caption("Reasoning path (" + " → ".join(hops) + ")")
+    agraph(nodes=nodes, edges=edges, config=config)
