@@ -20,12 +20,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .decisive import (
+    DecisionLine,
+    LineEdit,
+    decision_lines,
+    decisive_edits,
+    decisive_prose,
+    quote_words,
+    status_change,
+)
 from .model import DecisionInfo, FileDiff, Judgement, Label
-from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, weight
+from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, tokens, weight
 
 UNDO_MIN = 2.0
+VOCAB_MIN = 3  # a token in this many candidate changes to one file is that file's vocabulary
 COVERAGE_MIN = 0.3
 PINPOINT_COVERAGE = 0.75
 SCALE_POWER = 1.0  # 1: full min/max scaling (0.5 and 0.7 still flagged boilerplate removals)
@@ -34,6 +44,10 @@ REMOTE_DISCOUNT = 0.8
 PROSE_UNDO_MIN = 3.0
 RELATED_MIN = 2.0
 TEST_UNDO_MIN = 4.0
+DECISIVE_MIN = 2.0  # weight of decision tokens a rewrite takes out or puts back at the decision's cuts
+DECISIVE_COVERAGE = 0.1
+DECISIVE_PINPOINT = 0.5  # a small edit that is mostly a rewrite of decision lines
+PROSE_QUOTE_MIN = 3  # distinct quote words taken out of the decision's own prose lines
 FLIP_MAX_CHANGE = 12.0  # a flip is a small, targeted edit
 FLIP_GROUPS: dict[str, frozenset[str]] = {
     "none": frozenset({"None", "null", "nil", "undefined", "NULL", "nullptr"}),
@@ -55,6 +69,11 @@ class Overlap:
     change_w: float
     role: str  # code | test | prose
     raw_undo: Counter[str]  # plain min-count overlap, for pinpoint edits
+    code_w: float = 0.0  # change_w without import lines
+    # the same, with uses the decision's change kept around (its context) and the file's vocabulary
+    # (tokens most candidate changes to the file use) scaled down: what a contradiction is judged on
+    undo_k: Counter[str] = field(default_factory=Counter)
+    same_k: Counter[str] = field(default_factory=Counter)
 
     @property
     def undo_w(self) -> float:
@@ -66,7 +85,8 @@ class Overlap:
 
 
 def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
-    """The diff's ChangeSet per path (and per old path on renames)."""
+    """The diff's ChangeSet per path (and per old path on renames); a name renamed where it is bound counts
+    as no change at its uses in other files either (a rename refactor)."""
     out: dict[str, ChangeSet] = {}
     for f in files:
         if f.binary or not f.hunks:
@@ -74,6 +94,14 @@ def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
         cs = change_set([h.lines for h in f.hunks], f.path)
         for p in f.paths:
             out[p] = cs
+    renames = _renames(out)
+    for cs in {id(c): c for c in out.values()}.values():
+        for old, new in renames.items():
+            n = min(cs.removed[old], cs.added[new])
+            if n:
+                cs.removed[old] -= n
+                cs.added[new] -= n
+        cs.removed, cs.added = +cs.removed, +cs.added
     return out
 
 
@@ -97,13 +125,31 @@ class OfflineJudge:
 
     def __init__(self) -> None:
         self._pr_sets: dict[tuple[str, str], ChangeSet] = {}
+        self._pr_lines: dict[tuple[str, str], dict[str, DecisionLine]] = {}
+        self._vocab: dict[str, Counter[str]] = {}  # path -> in how many candidates' changes each token occurs
+
+    def prepare(self, infos: list[DecisionInfo]) -> None:
+        """Count, per file, how many of the candidate decisions' changes use each token (their context too):
+        a token most changes to a file use is that file's vocabulary, not one decision's intent."""
+        seen: set[tuple[str, int]] = set()
+        for info in infos:
+            for path, patch in info.patches.items():
+                if (path, hash(patch)) in seen:
+                    continue  # an ADR's decision and its PR's decision share one change
+                seen.add((path, hash(patch)))
+                pr = self._pr_set(info.source_id, path, patch)
+                self._vocab.setdefault(path, Counter()).update(set(pr.removed) | set(pr.added) | set(pr.context))
 
     def judge(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo, standing: bool) -> Judgement:
         local = self._overlaps(diff_sets, info, same_path=True)
         remote = False
         if not local and info.patches:
             local, remote = self._overlaps(diff_sets, info, same_path=False), True
-        label, score, reason = _decide(local, remote, diff_sets, info)
+        edits = [] if remote else self._edits(diff_sets, info)
+        label, score, reason = _decide(local, remote, diff_sets, info, edits)
+        if label != "contradicts" and not remote:
+            label, score, reason = (_status_withdrawn(diff_sets, info) or _prose_rewrite(self._prose(diff_sets, info))
+                                    or (label, score, reason))
         if not standing and label == "contradicts":
             label, score = "related", min(score, 0.45)
             reason += "; the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
@@ -120,9 +166,30 @@ class OfflineJudge:
                 pairs = [(p, x) for p, x in info.patches.items() if _kind_matches(p, cs)]
             for p, patch in pairs:
                 pr = self._pr_set(info.source_id, p, patch)
-                out.append(_overlap(cs, pr))
+                out.append(_overlap(cs, pr, self._vocab.get(p)))
             if pairs:
                 seen.add(id(cs))
+        return out
+
+    def _edits(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[LineEdit]:
+        """The diff's edits to code lines the decision's change added (test files aside)."""
+        out: list[LineEdit] = []
+        for path, cs in diff_sets.items():
+            if path not in info.patches or cs.test or cs.kind == "prose":
+                continue
+            key = (info.source_id, path)
+            if key not in self._pr_lines:
+                self._pr_lines[key] = decision_lines(patch_hunks(info.patches[path]), path)
+            out += decisive_edits(cs, self._pr_lines[key], _renames(diff_sets))
+        return out
+
+    def _prose(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
+        """The decision's quote words the diff takes out of prose its change wrote."""
+        words = quote_words(info.quote)
+        out: list[str] = []
+        for path, cs in diff_sets.items():
+            if path in info.patches and cs.kind == "prose":
+                out += [w for w in decisive_prose(cs, patch_hunks(info.patches[path]), words) if w not in out]
         return out
 
     def _pr_set(self, source_id: str, path: str, patch: str) -> ChangeSet:
@@ -132,27 +199,51 @@ class OfflineJudge:
         return self._pr_sets[key]
 
 
-def _overlap(d: ChangeSet, pr: ChangeSet) -> Overlap:
+def _renames(diff_sets: dict[str, ChangeSet]) -> dict[str, str]:
+    """Names the diff renames where they are bound, in any file: call sites elsewhere follow the rename."""
+    out: dict[str, str] = {}
+    for cs in diff_sets.values():
+        out.update(cs.renames)
+    return out
+
+
+def _overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> Overlap:
     undo = _shared(d.removed, pr.added) + _shared(d.added, pr.removed)
     same = _shared(d.added, pr.added) + _shared(d.removed, pr.removed)
+    # what the decision changed while the same token stays in use around it was one use among several
+    undo_k = _shared(d.removed, pr.added, pr.context) + _shared(d.added, pr.removed, pr.context)
+    same_k = same
+    if vocab:
+        undo_k, same_k = _rare(undo_k, vocab), _rare(same, vocab)
     raw = (d.removed & pr.added) + (d.added & pr.removed)
     role = "prose" if d.kind == "prose" else "test" if d.test else "code"
-    return Overlap(undo, same, _w(d.removed) + _w(d.added), role, raw)
+    return Overlap(undo, same, _w(d.removed) + _w(d.added), role, raw, d.code_w, undo_k, same_k)
 
 
-def _shared(a: Counter[str], b: Counter[str]) -> Counter[str]:
+def _rare(c: Counter[str], vocab: Counter[str]) -> Counter[str]:
+    """Scale down the file's vocabulary: a token used by n > VOCAB_MIN - 1 candidate changes counts (VOCAB_MIN-1)/n."""
+    out: Counter[str] = Counter()  # fractional counts, as in _shared
+    for t, n in c.items():
+        df = vocab.get(t, 0)
+        out[t] = n * min(1.0, (VOCAB_MIN - 1) / df) if df else n  # type: ignore[assignment]  # fractional
+    return out
+
+
+def _shared(a: Counter[str], b: Counter[str], kept: Counter[str] | None = None) -> Counter[str]:
     """Tokens in both, counted min(a, b) scaled by min/max: taking out one of the five ``_conn`` uses a
-    rewrite put in is a fifth of the evidence of taking out its only one (boilerplate is not intent)."""
+    rewrite put in is a fifth of the evidence of taking out its only one (boilerplate is not intent).
+    ``kept``: uses of the token the decision's change left in place (its context lines) count into max."""
     out: Counter[str] = Counter()
     for t, n in a.items():
         m = b.get(t, 0)
         if m:
-            out[t] = min(n, m) * (min(n, m) / max(n, m)) ** SCALE_POWER
+            k = kept[t] if kept else 0
+            out[t] = min(n, m) * (min(n, m) / (max(n, m) + k)) ** SCALE_POWER
     return out
 
 
 def _decide(
-    ovs: list[Overlap], remote: bool, diff_sets: dict[str, ChangeSet], info: DecisionInfo
+    ovs: list[Overlap], remote: bool, diff_sets: dict[str, ChangeSet], info: DecisionInfo, edits: list[LineEdit]
 ) -> tuple[Label, float, str]:
     named = _named(diff_sets, info)
     code = [o for o in ovs if o.role == "code"]
@@ -161,12 +252,14 @@ def _decide(
     undo = sum((o.undo for o in code), Counter())
     same = sum((o.same for o in code), Counter())
     undo_w, same_w = _w(undo), _w(same)
+    undo_k = sum((o.undo_k for o in code), Counter())
+    kept_w, kept_same_w = _w(undo_k), _w(sum((o.same_k for o in code), Counter()))
     change_w = sum(o.change_w for o in code) or 1.0
-    coverage = undo_w / change_w
+    coverage = kept_w / change_w
     raw = sum((o.raw_undo for o in code), Counter())
-    specific = [t for t in _by_weight(undo) if is_specific(t)]
+    specific = [t for t in _by_weight(undo_k) if is_specific(t)]
     need = REMOTE_UNDO_MIN if remote else UNDO_MIN
-    broad = bool(specific) and undo_w >= need and coverage >= COVERAGE_MIN and undo_w >= same_w
+    broad = bool(specific) and kept_w >= need and coverage >= COVERAGE_MIN and kept_w >= kept_same_w
     # a small edit that is almost all reversal: two tokens swapped back, a literal, or a token its words name
     raw_specific = [t for t in _by_weight(raw) if is_specific(t)]
     raw_cov = _w(raw) / change_w
@@ -175,12 +268,16 @@ def _decide(
         literal_body(t) is not None or t[0].isdigit() or bare(t) in named for t in raw_specific))
     if broad or pinpoint:
         cov = coverage if broad else raw_cov
-        score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, max(undo_w, _w(raw) if pinpoint else 0) / 6)
+        score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, max(kept_w, _w(raw) if pinpoint else 0) / 6)
         score = (score + (0.1 if named else 0.0)) * (REMOTE_DISCOUNT if remote else 1.0)
         where = "elsewhere in the decision's change" if remote else "in the same file"
         return "contradicts", min(score, 1.0), (
             f"the diff undoes the decision's own change {where}: {_list(specific or raw_specific)} "
             f"({cov:.0%} of the diff's change)")
+    code_w = sum(o.code_w for o in code) or 1.0
+    decisive = _decisive(edits, named, code_w, " ".join((info.quote, info.summary, info.source_title)))
+    if decisive:
+        return decisive
     flip = _flip(diff_sets, info, bool(code) and not remote)
     if flip:
         return "contradicts", 0.6, f"the diff flips {_list(flip)}, which the decision's own words name"
@@ -205,6 +302,46 @@ def _decide(
     return "unrelated", 0.0, "no shared change"
 
 
+def _decisive(edits: list[LineEdit], named: list[str], change_w: float, info_text: str) -> tuple[Label, float, str] | None:
+    """Contradicts when the diff rewrites the decision's own lines (decisive.py): a token the decision's words
+    name, enough weight over the diff's change, or a small edit that is mostly such a rewrite."""
+    toks = [t for e in edits for t in e.tokens]
+    # a guard the decision wrote (raise, return, ...) that is gone counts as much as a broad rewrite
+    w = sum(max(sum(weight(t) for t in e.tokens), DECISIVE_MIN if e.exit_removed else 0.0) for e in edits)
+    if not toks or not any(is_specific(t) for t in toks):
+        return None
+    hit = list(dict.fromkeys(bare(t) for t in toks if bare(t) in named or _names(info_text, t)))
+    cov = w / max(change_w, 1.0)
+    if not (hit or (w >= DECISIVE_MIN and cov >= DECISIVE_COVERAGE) or cov >= DECISIVE_PINPOINT):
+        return None
+    score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, w / 6) + (0.1 if hit else 0.0)
+    taken = list(dict.fromkeys(t for e in edits for t in e.taken if is_specific(t)))
+    back = list(dict.fromkeys(t for e in edits for t in e.put_back if is_specific(t)))
+    into = list(dict.fromkeys(t for e in edits for t in e.inserted if weight(t) > 0))
+    what = "; ".join(x for x in (f"takes out {_list(taken)}" if taken else "",
+                                 f"puts {_list(back)} where the decision cut code" if back else "",
+                                 f"adds {_list(into)} to a condition the decision wrote" if into else "") if x)
+    return "contradicts", min(score, 1.0), (
+        f"the diff rewrites {len(edits)} line(s) the decision's change wrote: {what} ({cov:.0%} of the diff's change)")
+
+
+def _status_withdrawn(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> tuple[Label, float, str] | None:
+    """A document the decision's change wrote (an ADR) whose ``Status:`` moves away from accepted."""
+    for path, cs in diff_sets.items():
+        change = status_change(cs) if path in info.patches else None
+        if change:
+            return "contradicts", 0.7, f"the diff changes the status of {path} from {change[0]} to {change[1]}"
+    return None
+
+
+def _prose_rewrite(words: list[str]) -> tuple[Label, float, str] | None:
+    """A document edit that takes the decision's own words out of the text its change wrote."""
+    if len(words) < PROSE_QUOTE_MIN:
+        return None
+    return "contradicts", 0.5 + 0.05 * min(len(words), 8), (
+        f"the diff rewrites the text that states the decision, taking out {_list(words)}")
+
+
 def _named(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
     """Code tokens the diff changes that the decision's quote, summary or title names.
 
@@ -225,6 +362,14 @@ def _named(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
             if re.search(pattern, ticked) or (_code_like(t) and re.search(pattern, text)):
                 out.append(key)
     return out
+
+
+def _names(text: str, tok: str) -> bool:
+    """Does the decision's text name this code token, also as a dotted part (``hmac.compare_digest``)?"""
+    key = bare(tok)
+    if not is_specific(tok) or len(key) < 3 or not _code_like(tok):
+        return False
+    return re.search(r"(?<![\w/-])" + re.escape(key) + r"(?![\w/-])", text) is not None
 
 
 def _code_like(tok: str) -> bool:
@@ -248,7 +393,9 @@ def _flip(diff_sets: dict[str, ChangeSet], info: DecisionInfo, touched: bool) ->
     for cs in {id(c): c for c in diff_sets.values()}.values():
         if cs.kind == "prose" or cs.test or _w(cs.removed) + _w(cs.added) > FLIP_MAX_CHANGE:
             continue
-        out += [t for t in list(cs.removed) + list(cs.added) if t in wanted and t not in out]
+        # a flip replaces code; a new line that happens to hold the token (``if amount <= 0``) flips nothing
+        replaced = {t for rem, add in cs.blocks if rem for x in rem + add for t in tokens(x)}
+        out += [t for t in list(cs.removed) + list(cs.added) if t in wanted and t in replaced and t not in out]
     return out
 
 

@@ -194,6 +194,7 @@ class _Run:
 
             return LLMJudge(self.settings).judge_all(self.diff, items, standing)
         off = OfflineJudge()
+        off.prepare([info for _, info in items])
         return {c.decision_id: off.judge(self.sets, info, standing[c.decision_id]) for c, info in items}
 
     def _finding(self, c: Candidate, info: DecisionInfo, j: Judgement, score: float,

@@ -20,6 +20,7 @@ _TOKEN = re.compile(
 _STRING_OR_HASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|#""")
 _STRING_OR_SLASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|//""")
 _STRING_OR_DASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|--""")
+_IMPORT = re.compile(r"^\s*(?:import|from\s+[\w.]+\s+import|#\s*include|using|use|require)\b")
 _TRIPLE = re.compile(r'^[rbuRBU]{0,2}("""|\'\'\')')
 
 HASH_COMMENTS = frozenset(
@@ -46,6 +47,7 @@ CONTROL_WORDS = frozenset(
 )
 NOISE_IDENTS = frozenset("self this cls super f r b u rb br fr rf".split())
 MIN_SPECIFIC_IDENT = 3
+CODE_STRING_SHARE = 0.4
 
 
 _TEST_PATH = re.compile(
@@ -140,7 +142,7 @@ def weight(tok: str) -> float:
     if body is not None:
         if not body:
             return 0.8
-        if len(body.split()) >= 3:
+        if len(body.split()) >= 2 and not code_string(body):
             return 0.2  # a message or prose, not data
         return 1.5
     if c.isdigit():
@@ -154,6 +156,17 @@ def weight(tok: str) -> float:
             return 0.4
         return 1.0 if len(tok) >= MIN_SPECIFIC_IDENT else 0.3
     return 0.5  # comparison / logical operator
+
+
+_PROSE_WORD = re.compile(r"^[(\"']?[A-Za-z][a-z]*(?:'[a-z]+)?[.,;:!?)\"']*$")
+
+
+def code_string(body: str) -> bool:
+    """A multi-word string that is code, not a message: at least CODE_STRING_SHARE of its words are not
+    plain words (SQL keywords in capitals, operators, placeholders, snake_case names)."""
+    words = body.split()
+    plain = sum(1 for w in words if _PROSE_WORD.match(w) and not (w.isupper() and len(w) > 1))
+    return (len(words) - plain) >= CODE_STRING_SHARE * len(words)
 
 
 def is_specific(tok: str) -> bool:
@@ -177,6 +190,14 @@ class ChangeSet:
     added_lines: list[str] = field(default_factory=list)
     renames: dict[str, str] = field(default_factory=dict)
     changed_idents: Counter[str] = field(default_factory=Counter)  # identifiers on any changed code line
+    blocks: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (removed, added) runs, renames dropped
+    import_w: float = 0.0  # weight of the net change that sits on import lines
+    context: Counter[str] = field(default_factory=Counter)  # tokens on the unchanged code lines shown around
+
+    @property
+    def code_w(self) -> float:
+        """Weight of the net change without import lines (they follow code changes, they carry no intent)."""
+        return max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w)
 
     def weight_of(self, which: Counter[str]) -> float:
         return sum(weight(t) * n for t, n in which.items())
@@ -192,10 +213,14 @@ def change_set(hunks: list[list[tuple[str, str]]], path: str) -> ChangeSet:
     cs = ChangeSet(kind, is_test_path(path))
     rem: list[str] = []
     add: list[str] = []
-    blocks = [b for lines in hunks for b in _blocks(lines if kind == "prose" else code_lines(lines, kind))]
+    coded = [lines if kind == "prose" else code_lines(lines, kind) for lines in hunks]
+    blocks = [b for lines in coded for b in _blocks(lines)]
+    cs.context = Counter(t for lines in coded for k, x in lines if k == " " for t in _toks(x, kind))
     declared = {m for r, _ in blocks for x in r for m in _declared(x)} if kind != "prose" else set()
     for block_rem, block_add in blocks:
         block_rem, block_add = _drop_renames(block_rem, block_add, declared, cs.renames)
+        if block_rem or block_add:
+            cs.blocks.append((block_rem, block_add))
         rem += block_rem
         add += block_add
     norm_add = Counter(_norm(x) for x in add)
@@ -205,6 +230,9 @@ def change_set(hunks: list[list[tuple[str, str]]], path: str) -> ChangeSet:
     r = Counter(t for x in cs.removed_lines for t in _toks(x, kind))
     a = Counter(t for x in cs.added_lines for t in _toks(x, kind))
     cs.removed, cs.added = r - a, a - r
+    ir = Counter(t for x in cs.removed_lines if _IMPORT.match(x) for t in _toks(x, kind))
+    ia = Counter(t for x in cs.added_lines if _IMPORT.match(x) for t in _toks(x, kind))
+    cs.import_w = cs.weight_of(ir & cs.removed) + cs.weight_of(ia & cs.added)
     for x in rem + add:
         cs.changed_idents.update(t for t in _toks(x, kind) if is_identifier(t))
     return cs

@@ -1,0 +1,325 @@
+"""Decisive lines: code lines a decision's change put in that the diff now rewrites or deletes.
+
+Bag-of-token overlap misses a paraphrase that keeps the decision's words but changes what they do
+(``.get(meter)`` → ``.get(meter, Decimal())``). This module works per line and per position instead:
+
+* a decision line is a code line its change added. When the change edited an older line (paired by
+  similarity inside one hunk block), only the tokens it put in are *its* tokens, and the places where it
+  took tokens out are its *cut points*; a line it wrote from scratch is its tokens throughout.
+* the diff *takes* a decision token when it deletes or replaces it (a deleted line takes all of them),
+  and *puts back* when it inserts tokens at one of the decision's cut points (re-growing what the
+  decision cut). Inserting elsewhere on a decision line extends it (a new parameter, a new list entry)
+  and is no evidence.
+* both only count when they are net changes of the file (``ChangeSet.removed`` / ``added``), so code the
+  diff merely moves or re-wraps does not count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from .tokens import ChangeSet, _blocks, code_lines, code_string, file_kind, is_specific, literal_body, weight
+
+PAIR_MIN = 0.5  # lines this similar (token sequence ratio) are one line edited, not one replaced
+CONTAINED = 0.8
+CONTAINED_MIN_TOKENS = 3
+LINEAGE_MIN = 0.75  # a head line this alike to a decision line is that line, edited by a later change
+LINEAGE_MIN_TOKENS = 4
+LINEAGE_SCAN = 40
+_FINE = re.compile(
+    r"""[rbfuRBFU]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)"""
+    r"""|\b\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b|[A-Za-z_$][A-Za-z0-9_$]*"""
+    r"""|===|!==|==|!=|<=|>=|:=|&&|\|\||\?\?|\*\*|//|->|=>|[^\s\w]"""
+)
+_MEANINGFUL_OPS = frozenset("=== !== == != <= >= < > ! && || ?? not and or".split())
+CONDITION_TOKENS = frozenset("=== !== == != <= >= < > && || not and or is in if elif while unless until assert".split())
+EXITS = frozenset("raise throw return break continue".split())
+
+
+def fine_tokens(line: str) -> list[str]:
+    """Tokens with punctuation kept, so positions inside a line can be compared."""
+    return _FINE.findall(line)
+
+
+def meaningful(tok: str) -> bool:
+    """A token that can carry a decision: not punctuation, not ``self``."""
+    if tok in _MEANINGFUL_OPS:
+        return True
+    return (tok[0].isalnum() or tok[0] in "_$\"'`" or tok[:2].lower() in ('f"', "f'", 'b"', "b'", 'r"', "r'")) \
+        and weight(tok) > 0
+
+
+@dataclass
+class DecisionLine:
+    """One line the decision's change added: which token positions are its own, where it cut tokens out."""
+
+    tokens: list[str]
+    own: set[int]
+    cuts: set[int]  # gap indices (0..len) where the decision removed tokens and put nothing in their place
+
+    @property
+    def condition(self) -> bool:
+        """Does the line decide something (a comparison, a boolean operator, an ``if``/``while``/``assert``)?"""
+        return bool(CONDITION_TOKENS & set(self.tokens))
+
+
+@dataclass
+class LineEdit:
+    """What the diff did to one decision line."""
+
+    before: str
+    after: str | None  # None: the line was deleted
+    taken: list[str] = field(default_factory=list)
+    put_back: list[str] = field(default_factory=list)
+    replaced_by: list[str] = field(default_factory=list)  # what the diff wrote over decision tokens
+    inserted: list[str] = field(default_factory=list)  # added inside a condition the decision wrote
+    exit_removed: bool = False  # the line was a raise/return/throw/break/continue and is gone
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.taken + self.put_back + self.replaced_by + self.inserted
+
+
+def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, DecisionLine]:
+    """The code lines a stored patch added (by normalised text), each with its own tokens and cut points."""
+    kind = file_kind(path)
+    if kind == "prose":
+        return {}
+    out: dict[str, DecisionLine] = {}
+    for rem, add in _blocks([x for h in hunks for x in code_lines(h, kind)]):
+        pairs = _pair(rem, add)
+        for j, a in enumerate(add):
+            key = _norm(a)
+            if key in out:
+                continue
+            at = fine_tokens(a)
+            i = pairs.get(j)
+            if i is None:
+                out[key] = DecisionLine(at, set(range(len(at))), set())
+                continue
+            own: set[int] = set()
+            cuts: set[int] = set()
+            for tag, _, _, j1, j2 in SequenceMatcher(None, fine_tokens(rem[i]), at, autojunk=False).get_opcodes():
+                if tag in ("replace", "insert"):
+                    own.update(range(j1, j2))
+                elif tag == "delete":
+                    cuts.add(j1)
+            out[key] = DecisionLine(at, own, cuts)
+    return out
+
+
+def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dict[str, str] | None = None
+                   ) -> list[LineEdit]:
+    """The diff's edits to decision lines, with the decision tokens it took and what it put back at cuts."""
+    if not lines or diff.kind == "prose":
+        return []
+    gone = Counter(_norm(x) for x in diff.removed_lines)
+    index = _index(lines)
+    out: list[LineEdit] = []
+    for rem, add in diff.blocks:
+        by_rem = _pair(add, rem)  # removed line index -> the added line it became
+        for i, r in enumerate(rem):
+            key = _norm(r)
+            if not gone[key]:
+                continue
+            dl = lines.get(key) or _descendant(r, lines, index)
+            if dl is None:
+                continue
+            gone[key] -= 1
+            j = by_rem.get(i)
+            edit = _edit(dl, r, add[j] if j is not None else None, renames or diff.renames)
+            edit.taken = [t for t in edit.taken if diff.removed[t] > 0]
+            edit.put_back = [t for t in edit.put_back if diff.added[t] > 0]
+            edit.inserted = [t for t in edit.inserted if diff.added[t] > 0]
+            edit.replaced_by = [t for t in edit.replaced_by if diff.added[t] > 0] if edit.taken else []
+            edit.exit_removed = edit.exit_removed and bool(edit.taken)
+            if edit.tokens:
+                out.append(edit)
+    return out
+
+
+def _index(lines: dict[str, DecisionLine]) -> dict[str, list[str]]:
+    """Decision lines by the specific tokens they own (to find a line a later change edited)."""
+    out: dict[str, list[str]] = {}
+    for key, dl in lines.items():
+        for k in dl.own:
+            t = dl.tokens[k]
+            if is_specific(t):
+                out.setdefault(t, []).append(key)
+    return out
+
+
+def _descendant(line: str, lines: dict[str, DecisionLine], index: dict[str, list[str]]) -> DecisionLine | None:
+    """The decision line a later change edited into ``line`` (LINEAGE_MIN alike, sharing one of its own
+    specific tokens), with its own tokens and cuts carried over to the line's positions."""
+    toks = fine_tokens(line)
+    if len(toks) < LINEAGE_MIN_TOKENS:
+        return None
+    keys = dict.fromkeys(k for t in toks if is_specific(t) for k in index.get(t, ()))
+    best_ratio, best = 0.0, None
+    for key in list(keys)[:LINEAGE_SCAN]:
+        sm = SequenceMatcher(None, lines[key].tokens, toks, autojunk=False)
+        if sm.real_quick_ratio() < LINEAGE_MIN or sm.quick_ratio() < LINEAGE_MIN:
+            continue
+        ratio = sm.ratio()
+        if ratio >= LINEAGE_MIN and ratio > best_ratio:
+            best_ratio, best = ratio, (lines[key], sm.get_opcodes())
+    if best is None:
+        return None
+    dl, ops = best
+    own: set[int] = set()
+    cuts: set[int] = set()
+    for tag, i1, i2, j1, _ in ops:
+        if tag != "equal":
+            continue
+        own.update(j1 + k - i1 for k in dl.own if i1 <= k < i2)
+        cuts.update(j1 + g - i1 for g in dl.cuts if i1 <= g <= i2)
+    return DecisionLine(toks, own, cuts)
+
+
+def _edit(dl: DecisionLine, before: str, after: str | None, renames: dict[str, str]) -> LineEdit:
+    edit = LineEdit(before, after)
+    if after is None:
+        edit.taken = [dl.tokens[k] for k in sorted(dl.own) if meaningful(dl.tokens[k])]
+        edit.exit_removed = bool(dl.tokens) and dl.tokens[0] in EXITS
+        return edit
+    after_toks = fine_tokens(after)
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, dl.tokens, after_toks, autojunk=False).get_opcodes():
+        old, new = dl.tokens[i1:i2], after_toks[j1:j2]
+        if tag == "replace" and _same_meaning(old, new, dl.tokens[i2:i2 + 1], renames):
+            continue
+        taken = [dl.tokens[k] for k in range(i1, i2) if k in dl.own and meaningful(dl.tokens[k])]
+        taken, new = _drop_extended(taken, new)
+        edit.taken += taken
+        if tag in ("replace", "insert") and any(g in dl.cuts for g in range(i1, i2 + 1)):
+            edit.put_back += [t for t in new if meaningful(t)]
+        elif tag == "replace" and taken:
+            edit.replaced_by += [t for t in new if meaningful(t)]
+        elif tag == "insert" and dl.condition:
+            edit.inserted += [t for t in new if meaningful(t)]
+    return edit
+
+
+def _same_meaning(old: list[str], new: list[str], after: list[str], renames: dict[str, str]) -> bool:
+    """A replacement that keeps the meaning: a name the diff renames where it is defined, or another
+    qualifier for the same attribute (``hmac.compare_digest`` -> ``secrets.compare_digest``: a drop-in)."""
+    if len(old) == len(new) and all(renames.get(a) == b for a, b in zip(old, new, strict=True) if a != b):
+        return True
+    return len(old) == len(new) == 1 and after == ["."] and old[0].isidentifier() and new[0].isidentifier()
+
+
+def _drop_extended(taken: list[str], new: list[str]) -> tuple[list[str], list[str]]:
+    """A literal replaced by one that keeps all its tokens in order (a column added to a query, a format
+    spec added to a template) is extended, not taken; a message reworded is not taken either: drop both."""
+    keep = list(new)
+    out = []
+    for t in taken:
+        body = literal_body(t)
+        ext = next((n for n in keep if body is not None and literal_body(n) is not None
+                    and (_subsequence(fine_tokens(body), fine_tokens(literal_body(n) or ""))
+                         or _message(body) and _message(literal_body(n) or ""))), None)
+        if ext is None:
+            out.append(t)
+        else:
+            keep.remove(ext)
+    return out, keep
+
+
+def _message(body: str) -> bool:
+    """Words for people (two or more, not code): an error message, a log line, a label."""
+    return len(body.split()) >= 2 and not code_string(body)
+
+
+def _subsequence(a: list[str], b: list[str]) -> bool:
+    it = iter(b)
+    return bool(a) and all(x in it for x in a)
+
+
+def _pair(rem: list[str], add: list[str]) -> dict[int, int]:
+    """Greedy best pairs (add index -> rem index) of lines that are one line edited (see _alike)."""
+    scored = []
+    rt = [_spelled(r) for r in rem]
+    for j, a in enumerate(add):
+        at = _spelled(a)
+        for i, r in enumerate(rt):
+            score = _alike(r, at)
+            if score:
+                scored.append((-score, j, i))
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _, j, i in sorted(scored):
+        if j not in out and i not in used:
+            out[j] = i
+            used.add(i)
+    return out
+
+
+def _spelled(line: str) -> list[str]:
+    """Fine tokens with string literals opened up, so two lines that differ inside one string still pair."""
+    out: list[str] = []
+    for t in fine_tokens(line):
+        body = literal_body(t)
+        out += [t] if body is None or not body.strip() else ['"', *fine_tokens(body), '"']
+    return out
+
+
+def _alike(a: list[str], b: list[str]) -> float:
+    """Similarity of two token lines, or 0: at least PAIR_MIN alike, or the shorter (3+ tokens) nearly all
+    kept in order inside the longer (a line wrapped in a call or given another argument)."""
+    sm = SequenceMatcher(None, a, b, autojunk=False)
+    ratio = sm.ratio()
+    if ratio >= PAIR_MIN:
+        return ratio
+    short = min(len(a), len(b))
+    kept = sum(m.size for m in sm.get_matching_blocks())
+    return ratio if short >= CONTAINED_MIN_TOKENS and kept >= CONTAINED * short else 0.0
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+PROSE_STOP = frozenset(
+    "that this with when from into than then there their they them these those which while where have has had "
+    "were been being will would should could must shall does done also only just each every some such other "
+    "because about after before over under more most very what whom whose your ours".split()
+)
+
+
+def quote_words(text: str) -> set[str]:
+    """Content words of a decision's quote (lower case, 4+ letters, common function words dropped)."""
+    return {w for w in re.findall(r"[a-z0-9_'-]+", text.lower()) if len(w) >= 4 and w not in PROSE_STOP}
+
+
+def decisive_prose(diff: ChangeSet, hunks: list[list[tuple[str, str]]], words: set[str]) -> list[str]:
+    """The decision's quote words the diff takes out of prose lines the decision's change wrote."""
+    if diff.kind != "prose" or not words:
+        return []
+    wrote = {_norm(t) for h in hunks for k, t in h if k == "+" and t.strip()}
+    out: list[str] = []
+    for line in diff.removed_lines:
+        if _norm(line) not in wrote:
+            continue
+        for w in re.findall(r"[A-Za-z0-9_'-]+", line):
+            w = w.lower()
+            if w in words and diff.removed[w] > 0 and w not in out:
+                out.append(w)
+    return out
+
+
+_STATUS = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?status(?:\*\*)?\s*:\s*(?:\*\*)?\s*([A-Za-z]+)", re.I)
+STANDING = frozenset({"accepted", "approved", "adopted", "active"})
+
+
+def status_change(diff: ChangeSet) -> tuple[str, str] | None:
+    """(old, new) when a prose diff moves a ``Status:`` line away from accepted (an ADR withdrawn)."""
+    if diff.kind != "prose":
+        return None
+    old = [m.group(1).lower() for m in map(_STATUS.match, diff.removed_lines) if m]
+    new = [m.group(1).lower() for m in map(_STATUS.match, diff.added_lines) if m]
+    if any(o in STANDING for o in old) and not any(n in STANDING for n in new):
+        return old[0], new[0] if new else "removed"
+    return None
