@@ -8,15 +8,15 @@ from ui.common import get_store
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
 
-st.set_page_config(page_title="RGuard", page_icon="🛡️", layout="wide")
+st.set_page_config(page_title="RGuard", page_icon=":material/shield:", layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Overview", icon="🏠", default=True),
-    st.Page("pages/ingest.py", title="Ingest", icon="📥"),
-    st.Page("pages/decision_graph.py", title="Decision graph", icon="🕸️"),
-    st.Page("pages/guard.py", title="Guard", icon="🛡️"),
-    st.Page("pages/corrections.py", title="Corrections", icon="✏️"),
-    st.Page("pages/eval.py", title="Eval", icon="📊"),
+    st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("pages/ingest.py", title="Ingest", icon=":material/download:"),
+    st.Page("pages/decision_graph.py", title="Decision graph", icon=":material/hub:"),
+    st.Page("pages/guard.py", title="Guard", icon=":material/shield:"),
+    st.Page("pages/corrections.py", title="Corrections", icon=":material/edit_note:"),
+    st.Page("pages/eval.py", title="Eval", icon=":material/analytics:"),
 ]
 
 
@@ -31,7 +31,7 @@ def sidebar() -> None:
             st.error(f"FalkorDB unavailable: {e}")
             return
         kind = "embedded" if store.embedded else "server"
-        st.caption(f"{'🟢' if ok else '🔴'} FalkorDB {kind}: `{store.target}`")
+        st.caption(f"{':green[●]' if ok else ':red[●]'} FalkorDB {kind}: `{store.target}`")
         if not repos:
             st.caption("No repositories ingested yet.")
             st.session_state.pop("repo", None)

@@ -65,7 +65,7 @@ report: GuardReport | None = st.session_state.get("guard_report")
 if report is not None and report.repo == repo:
     n = len(report.findings)
     if report.verdict == "warn":
-        st.error(f"⚠️ Warn: this change contradicts {sum(f.label == 'contradicts' for f in report.findings)} earlier "
+        st.error(f"Warn: this change contradicts {sum(f.label == 'contradicts' for f in report.findings)} earlier "
                  f"decision(s). Read the receipts below before merging.")
     elif report.verdict == "note":
         st.warning(f"Note: {n} related decision(s) — nothing contradicted, but worth a look.")
@@ -79,24 +79,26 @@ if report is not None and report.repo == repo:
 
     def card(i: int, f: Finding) -> None:
         with st.container(border=True):
-            icon = "🛑" if f.label == "contradicts" else "🔎"
+            icon = ":red[**CONTRADICTS**]" if f.label == "contradicts" else ":orange[**RELATED**]"
             src = f.source
             where = f"#{src['number']}" if src.get("number") is not None else (src.get("path") or src.get("kind"))
-            st.markdown(f"{icon} **{f.label}** · score {f.score:.2f} · {md(f.summary)}")
+            st.markdown(f"{icon} · score {f.score:.2f} · {md(f.summary)}")
             st.markdown(f"> {md(f.quote)}")
-            label = f"{src.get('kind')} {where}"
+            label = f"{'PR' if src.get('kind') == 'pr' else src.get('kind')} {where}"
             st.markdown(f"Source: {link(label, f.source_url)}"
                         f" · decision `{f.decision_id}`" + (f" · {md(f.reason)}" if f.reason else ""))
             if f.premises:
                 st.markdown(" ".join(f":{STATUS_BADGE.get(p['status'], 'gray')}-badge[{p['rule']} {p['status']}]"
                                      for p in f.premises))
                 for p in f.premises:
-                    if p["status"] != "holds":
-                        st.caption(f"{p['rule']}: {p['detail']}")
+                    st.caption(f"{p['rule']}: {p['detail']}")
+            else:
+                st.caption("Premises: no rule (R1–R7, support engine) flagged anything; the decision still stands.")
             if f.alternatives:
                 st.markdown("**Rejected alternatives**")
                 for a in f.alternatives:
-                    st.markdown(f"- {md(a['text'])}  \n  > {md(a['quote'])}")
+                    quote = "" if a["text"].strip() == a["quote"].strip() else f"  \n  > {md(a['quote'])}"
+                    st.markdown(f"- {md(a['text'])}{quote}")
             if f.experts:
                 who = ", ".join(f"@{md(e['login'])} ({e['score']:.2f})" for e in f.experts)
                 st.markdown(f"**Who to ask:** {who} · bus factor **{f.bus_factor}**")

@@ -39,7 +39,7 @@ def test_contradicting_revert_warns_with_quote_premises_and_cypher(seeded: str) 
     assert not at.exception, at.exception
     assert any("Warn" in e.value for e in at.error), [e.value for e in at.error]
     text = " ".join(m.value for m in at.markdown)
-    assert "contradicts" in text and "Source:" in text
+    assert "CONTRADICTS" in text and "Source:" in text
     assert any("Cypher it ran" in x.label for x in at.expander)
 
 

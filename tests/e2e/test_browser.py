@@ -268,3 +268,27 @@ def test_why_answers_with_quotes_and_links(browser: WebDriver, app_url: str) -> 
     next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Ask").click()
     settle(browser)
     wait_for(lambda: "don't grade or review code" in body_text(browser), "the refusal")
+
+
+def test_guard_warns_on_a_contradicting_diff_with_receipts(browser: WebDriver, app_url: str) -> None:
+    from pathlib import Path
+
+    from rguard_core.evaluation.cases import load_cases
+
+    cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
+    diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
+    go(browser, app_url, "Guard")
+    area = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
+                    "the diff box")[0]
+    area.click()
+    browser.execute_script("arguments[0].focus();", area)
+    area.send_keys(diff)
+    button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button")
+                                    if b.text.strip() == "Guard"), None), "the Guard button")
+    button.click()
+    wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
+    settle(browser)
+    no_exception(browser, "guard")
+    text = body_text(browser)
+    assert "CONTRADICTS" in text and "Who to ask" in text and "Cypher it ran" in text
+    shot(browser, "guard-warn")
