@@ -11,6 +11,7 @@ from typing import Any
 from .db import Graph, Store
 from .errors import InvalidInput, UnknownRepository
 from .evidence import Span, is_verbatim
+from .memory.graphio import downstream, seeds_of_source
 from .views import (
     action_status,
     claim_status,
@@ -400,50 +401,8 @@ def blast_radius(store: Store, repo: str, node_id: str) -> BlastRadius:
     kind, _ = find_node(graph, node_id)
     if kind not in ("source", "claim"):
         raise InvalidInput(f"blast radius is for a source or a claim; {node_id!r} is a {kind}")
-    seeds = _seeds_of_source(graph, node_id) if kind == "source" else [node_id]
-    claims, decisions = _downstream(graph, seeds)
+    seeds = seeds_of_source(graph, node_id) if kind == "source" else [node_id]
+    claims, decisions = downstream(graph, seeds)
     rows = graph.read("UNWIND $ids AS did MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: did}) RETURN DISTINCT a.id AS id",
                       {"ids": sorted(decisions)}, name="detail.blast.actions")
     return BlastRadius(node_id, seeds, sorted(claims), sorted(decisions), sorted(r["id"] for r in rows))
-
-
-def _seeds_of_source(graph: Graph, source_id: str) -> list[str]:
-    try:
-        from .memory.graphio import seeds_of_source
-    except ImportError:
-        return local_seeds_of_source(graph, source_id)
-    return seeds_of_source(graph, source_id)
-
-
-def _downstream(graph: Graph, seeds: list[str]) -> tuple[set[str], set[str]]:
-    # the correction preview's own walk when the memory engine is present, so both always agree
-    try:
-        from .memory.graphio import downstream
-    except ImportError:
-        return local_downstream(graph, seeds)
-    return downstream(graph, seeds)
-
-
-def local_seeds_of_source(graph: Graph, source_id: str) -> list[str]:
-    """The claims that quote a source (same contract as memory.graphio.seeds_of_source)."""
-    rows = graph.read("MATCH (:Source {id: $sid})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(c:Claim) "
-                      "RETURN DISTINCT c.id AS id", {"sid": source_id}, name="detail.blast.seeds")
-    return sorted(r["id"] for r in rows)
-
-
-def local_downstream(graph: Graph, seeds: list[str]) -> tuple[set[str], set[str]]:
-    """Claims and decisions reachable from seed claims via PREMISE/JUSTIFIES (same contract as memory.graphio)."""
-    claims, decisions = set(seeds), set()
-    frontier = list(seeds)
-    while frontier:
-        rows = graph.read("UNWIND $ids AS cid MATCH (:Claim {id: cid})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(x) "
-                          "RETURN DISTINCT x.id AS id, x:Decision AS is_decision", {"ids": frontier},
-                          name="detail.blast.step")
-        frontier = []
-        for r in rows:
-            if r["is_decision"]:
-                decisions.add(r["id"])
-            elif r["id"] not in claims:
-                claims.add(r["id"])
-                frontier.append(r["id"])
-    return claims, decisions

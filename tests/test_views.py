@@ -17,8 +17,6 @@ from rguard_core.node_detail import (
     QuoteSpan,
     SourceText,
     blast_radius,
-    local_downstream,
-    local_seeds_of_source,
     node_detail,
 )
 from rguard_core.views import (
@@ -268,9 +266,9 @@ def test_pieces_merge_overlapping_spans() -> None:
 def test_blast_radius_is_the_correction_previews_walk(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
     b = blast_radius(store, repo, "issue:1")
-    assert b.seeds == seeds_of_source(g, "issue:1") == local_seeds_of_source(g, "issue:1")
+    assert b.seeds == seeds_of_source(g, "issue:1") and b.seeds
     claims, decisions = downstream(g, b.seeds)
-    assert (set(b.claims), set(b.decisions)) == (claims, decisions) == local_downstream(g, b.seeds)
+    assert (set(b.claims), set(b.decisions)) == (claims, decisions)
     assert "decision:pr:10" in b.decisions and "action:pr:10" in b.actions
     c = blast_radius(store, repo, "claim:issue:2:0:26")
     assert c.seeds == ["claim:issue:2:0:26"] and "decision:pr:11" in c.decisions
