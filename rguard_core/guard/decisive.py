@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from .tokens import ChangeSet, _blocks, code_lines, code_string, file_kind, is_specific, literal_body, weight
+from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, code_string, file_kind, is_specific, literal_body, weight
 
 PAIR_MIN = 0.5  # lines this similar (token sequence ratio) are one line edited, not one replaced
 CONTAINED = 0.8
@@ -77,6 +77,7 @@ class LineEdit:
     replaced_by: list[str] = field(default_factory=list)  # what the diff wrote over decision tokens
     inserted: list[str] = field(default_factory=list)  # added inside a condition the decision wrote
     exit_removed: bool = False  # the line was a raise/return/throw/break/continue and is gone
+    path: str = ""
 
     @property
     def tokens(self) -> list[str]:
@@ -111,9 +112,10 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
     return out
 
 
-def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dict[str, str] | None = None
-                   ) -> list[LineEdit]:
-    """The diff's edits to decision lines, with the decision tokens it took and what it put back at cuts."""
+def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dict[str, str] | None = None,
+                   theirs: set[str] | frozenset[str] = frozenset()) -> list[LineEdit]:
+    """The diff's edits to decision lines, with the decision tokens it took and what it put back at cuts.
+    ``theirs``: lines other changes wrote too (``cur.execute(``); whose they are at head is unknown, so skip."""
     if not lines or diff.kind == "prose":
         return []
     gone = Counter(_norm(x) for x in diff.removed_lines)
@@ -123,8 +125,8 @@ def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dic
         by_rem = _pair(add, rem)  # removed line index -> the added line it became
         for i, r in enumerate(rem):
             key = _norm(r)
-            if not gone[key]:
-                continue
+            if not gone[key] or _IMPORT.match(r) or key in theirs:
+                continue  # import lines follow the code that uses them
             dl = lines.get(key) or _descendant(r, lines, index)
             if dl is None:
                 continue

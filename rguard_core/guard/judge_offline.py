@@ -127,6 +127,7 @@ class OfflineJudge:
         self._pr_sets: dict[tuple[str, str], ChangeSet] = {}
         self._pr_lines: dict[tuple[str, str], dict[str, DecisionLine]] = {}
         self._vocab: dict[str, Counter[str]] = {}  # path -> in how many candidates' changes each token occurs
+        self._writers: dict[str, dict[str, set[int]]] = {}  # path -> added line -> candidate changes adding it
 
     def prepare(self, infos: list[DecisionInfo]) -> None:
         """Count, per file, how many of the candidate decisions' changes use each token (their context too):
@@ -139,6 +140,9 @@ class OfflineJudge:
                 seen.add((path, hash(patch)))
                 pr = self._pr_set(info.source_id, path, patch)
                 self._vocab.setdefault(path, Counter()).update(set(pr.removed) | set(pr.added) | set(pr.context))
+                writers = self._writers.setdefault(path, {})
+                for key in self._lines(info.source_id, path, patch):
+                    writers.setdefault(key, set()).add(hash(patch))
 
     def judge(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo, standing: bool) -> Judgement:
         local = self._overlaps(diff_sets, info, same_path=True)
@@ -146,7 +150,7 @@ class OfflineJudge:
         if not local and info.patches:
             local, remote = self._overlaps(diff_sets, info, same_path=False), True
         edits = [] if remote else self._edits(diff_sets, info)
-        label, score, reason = _decide(local, remote, diff_sets, info, edits)
+        label, score, reason = _decide(local, remote, diff_sets, info, edits, self._vocab)
         if label != "contradicts" and not remote:
             label, score, reason = (_status_withdrawn(diff_sets, info) or _prose_rewrite(self._prose(diff_sets, info))
                                     or (label, score, reason))
@@ -177,11 +181,19 @@ class OfflineJudge:
         for path, cs in diff_sets.items():
             if path not in info.patches or cs.test or cs.kind == "prose":
                 continue
-            key = (info.source_id, path)
-            if key not in self._pr_lines:
-                self._pr_lines[key] = decision_lines(patch_hunks(info.patches[path]), path)
-            out += decisive_edits(cs, self._pr_lines[key], _renames(diff_sets))
+            mine = hash(info.patches[path])
+            theirs = {k for k, w in self._writers.get(path, {}).items() if w - {mine}}
+            lines = self._lines(info.source_id, path, info.patches[path])
+            for e in decisive_edits(cs, lines, _renames(diff_sets), theirs):
+                e.path = path
+                out.append(e)
         return out
+
+    def _lines(self, source_id: str, path: str, patch: str) -> dict[str, DecisionLine]:
+        key = (source_id, path)
+        if key not in self._pr_lines:
+            self._pr_lines[key] = decision_lines(patch_hunks(patch), path)
+        return self._pr_lines[key]
 
     def _prose(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
         """The decision's quote words the diff takes out of prose its change wrote."""
@@ -243,7 +255,8 @@ def _shared(a: Counter[str], b: Counter[str], kept: Counter[str] | None = None) 
 
 
 def _decide(
-    ovs: list[Overlap], remote: bool, diff_sets: dict[str, ChangeSet], info: DecisionInfo, edits: list[LineEdit]
+    ovs: list[Overlap], remote: bool, diff_sets: dict[str, ChangeSet], info: DecisionInfo, edits: list[LineEdit],
+    vocab: dict[str, Counter[str]] | None = None,
 ) -> tuple[Label, float, str]:
     named = _named(diff_sets, info)
     code = [o for o in ovs if o.role == "code"]
@@ -275,7 +288,7 @@ def _decide(
             f"the diff undoes the decision's own change {where}: {_list(specific or raw_specific)} "
             f"({cov:.0%} of the diff's change)")
     code_w = sum(o.code_w for o in code) or 1.0
-    decisive = _decisive(edits, named, code_w, " ".join((info.quote, info.summary, info.source_title)))
+    decisive = _decisive(edits, named, code_w, " ".join((info.quote, info.summary, info.source_title)), vocab or {})
     if decisive:
         return decisive
     flip = _flip(diff_sets, info, bool(code) and not remote)
@@ -302,12 +315,15 @@ def _decide(
     return "unrelated", 0.0, "no shared change"
 
 
-def _decisive(edits: list[LineEdit], named: list[str], change_w: float, info_text: str) -> tuple[Label, float, str] | None:
+def _decisive(edits: list[LineEdit], named: list[str], change_w: float, info_text: str,
+              vocab: dict[str, Counter[str]]) -> tuple[Label, float, str] | None:
     """Contradicts when the diff rewrites the decision's own lines (decisive.py): a token the decision's words
     name, enough weight over the diff's change, or a small edit that is mostly such a rewrite."""
     toks = [t for e in edits for t in e.tokens]
-    # a guard the decision wrote (raise, return, ...) that is gone counts as much as a broad rewrite
-    w = sum(max(sum(weight(t) for t in e.tokens), DECISIVE_MIN if e.exit_removed else 0.0) for e in edits)
+    # a guard the decision wrote (raise, return, ...) that is gone counts as much as a broad rewrite;
+    # the file's vocabulary counts less, as in the token overlap
+    w = sum(max(_w(_rare(Counter(e.tokens), vocab.get(e.path, Counter()))),
+                DECISIVE_MIN if e.exit_removed else 0.0) for e in edits)
     if not toks or not any(is_specific(t) for t in toks):
         return None
     hit = list(dict.fromkeys(bare(t) for t in toks if bare(t) in named or _names(info_text, t)))
