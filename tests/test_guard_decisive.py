@@ -168,3 +168,52 @@ def test_code_strings_weigh_as_data_and_messages_as_prose() -> None:
     assert code_string("WHERE account = %s AND id > %s ORDER BY id") and weight("'WHERE a = %s AND b > %s'") == 1.5
     assert not code_string("the request carries no bearer token") and weight("'no bearer token here'") == 0.2
     assert fine_tokens("x.get(k, 0) >= 10") == ["x", ".", "get", "(", "k", ",", "0", ")", ">=", "10"]
+
+
+GRANTS = "CREATE TABLE audit (id BIGINT);\nREVOKE UPDATE, DELETE ON audit FROM app_role;\n"
+
+
+def test_a_new_file_that_says_the_opposite_of_a_decision_line() -> None:
+    dec = info({"db/002_lock_audit.sql": patch("CREATE TABLE audit (id BIGINT);\n", GRANTS)})
+    new = "diff --git a/db/003_fix.sql b/db/003_fix.sql\nnew file mode 100644\n--- /dev/null\n+++ b/db/003_fix.sql\n" \
+          "@@ -0,0 +1,2 @@\n+-- support edits rows by hand\n+GRANT UPDATE, DELETE ON audit TO app_role;\n"
+    label, reason = judge(new, dec)
+    assert label == "contradicts" and "`REVOKE` -> `GRANT`" in reason
+    other = new.replace("GRANT UPDATE, DELETE ON audit TO app_role", "GRANT SELECT ON reports TO bi_role")
+    assert judge(other, dec)[0] != "contradicts"
+
+
+FLAGS_OLD = "class Cfg:\n    def __init__(self):\n        self.name = 'x'\n"
+FLAGS_DEC = "class Cfg:\n    def __init__(self):\n        self.name = 'x'\n        self.verify_tls = True\n"
+
+
+def test_the_opposite_value_for_another_attribute_is_not_a_negation() -> None:
+    dec = info({"svc/cfg.py": patch(FLAGS_OLD, FLAGS_DEC)})
+    other = FLAGS_DEC + "        self.debug = False\n"
+    assert judge(diff("svc/cfg.py", FLAGS_DEC, other), dec)[0] != "contradicts"
+
+
+WINDOW_DEC = "def check(sig, expected):\n    return equal_digest(sig, expected)\n\n\ndef touch(s, now):\n    s.seen = now\n"
+
+
+def test_a_number_or_a_fallback_inserted_into_a_decision_line_changes_what_it_does() -> None:
+    dec = info({"svc/win.py": patch("def check(sig, expected):\n    return sig == expected\n\n\n"
+                                    "def touch(s, now):\n    pass\n", WINDOW_DEC)})
+    sliced = WINDOW_DEC.replace("equal_digest(sig, expected)", "equal_digest(sig[:8], expected[:8])")
+    assert judge(diff("svc/win.py", WINDOW_DEC, sliced), dec)[0] == "contradicts"
+    sticky = WINDOW_DEC.replace("s.seen = now", "s.seen = s.seen or now")
+    assert judge(diff("svc/win.py", WINDOW_DEC, sticky), dec)[0] == "contradicts"
+    param = WINDOW_DEC.replace("def touch(s, now):", "def touch(s, now, grace=30):")
+    assert judge(diff("svc/win.py", WINDOW_DEC, param), dec)[0] == "unrelated"
+
+
+COOKIE_OLD = "def header(v):\n    return 'v=%s; path=/' % (v,)\n"
+COOKIE_DEC = "def header(v, age):\n    return 'v=%s; path=/; max-age=%d' % (v, age)\n"
+
+
+def test_a_string_the_decision_edited_changed_elsewhere_is_not_taken() -> None:
+    dec = info({"svc/cookie.py": patch(COOKIE_OLD, COOKIE_DEC)})
+    elsewhere = COOKIE_DEC.replace("path=/;", "path=/app;")
+    assert judge(diff("svc/cookie.py", COOKIE_DEC, elsewhere), dec)[0] != "contradicts"
+    its_part = COOKIE_DEC.replace("; max-age=%d' % (v, age)", "' % (v,)")
+    assert judge(diff("svc/cookie.py", COOKIE_DEC, its_part), dec)[0] == "contradicts"

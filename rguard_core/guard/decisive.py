@@ -37,6 +37,7 @@ _FINE = re.compile(
 _MEANINGFUL_OPS = frozenset("=== !== == != <= >= < > ! && || ?? not and or".split())
 CONDITION_TOKENS = frozenset("=== !== == != <= >= < > && || not and or is in if elif while unless until assert".split())
 EXITS = frozenset("raise throw return break continue".split())
+DEFINITIONS = frozenset("def class function fn func fun sub async".split())
 
 
 def fine_tokens(line: str) -> list[str]:
@@ -59,6 +60,8 @@ class DecisionLine:
     tokens: list[str]
     own: set[int]
     cuts: set[int]  # gap indices (0..len) where the decision removed tokens and put nothing in their place
+    # a string the decision edited (not wrote): its own and cut positions among the string's inner tokens
+    inner: dict[int, tuple[set[int], set[int]]] = field(default_factory=dict)
 
     @property
     def condition(self) -> bool:
@@ -101,15 +104,27 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
             if i is None:
                 out[key] = DecisionLine(at, set(range(len(at))), set())
                 continue
-            own: set[int] = set()
-            cuts: set[int] = set()
-            for tag, _, _, j1, j2 in SequenceMatcher(None, fine_tokens(rem[i]), at, autojunk=False).get_opcodes():
-                if tag in ("replace", "insert"):
-                    own.update(range(j1, j2))
-                elif tag == "delete":
-                    cuts.add(j1)
-            out[key] = DecisionLine(at, own, cuts)
+            rt = fine_tokens(rem[i])
+            own, cuts = _ownership(rt, at)
+            inner = {j1 + k: _ownership(fine_tokens(x or ""), fine_tokens(y or ""))
+                     for tag, i1, i2, j1, j2 in SequenceMatcher(None, rt, at, autojunk=False).get_opcodes()
+                     if tag == "replace" and i2 - i1 == j2 - j1
+                     for k, (x, y) in enumerate(zip(map(literal_body, rt[i1:i2]), map(literal_body, at[j1:j2]),
+                                                    strict=True)) if x is not None and y is not None}
+            out[key] = DecisionLine(at, own, cuts, inner)
     return out
+
+
+def _ownership(old: list[str], new: list[str]) -> tuple[set[int], set[int]]:
+    """Positions of ``new`` that an edit from ``old`` put in, and the gaps where it only took tokens out."""
+    own: set[int] = set()
+    cuts: set[int] = set()
+    for tag, _, _, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "insert"):
+            own.update(range(j1, j2))
+        elif tag == "delete":
+            cuts.add(j1)
+    return own, cuts
 
 
 def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dict[str, str] | None = None,
@@ -193,16 +208,48 @@ def _edit(dl: DecisionLine, before: str, after: str | None, renames: dict[str, s
         old, new = dl.tokens[i1:i2], after_toks[j1:j2]
         if tag == "replace" and _same_meaning(old, new, dl.tokens[i2:i2 + 1], renames):
             continue
-        taken = [dl.tokens[k] for k in range(i1, i2) if k in dl.own and meaningful(dl.tokens[k])]
+        spared = _spared_strings(dl, i1, i2, new)
+        taken = [dl.tokens[k] for k in range(i1, i2)
+                 if k in dl.own and meaningful(dl.tokens[k]) and k not in spared]
+        new = [t for k, t in enumerate(new) if k not in spared.values()]
         taken, new = _drop_extended(taken, new)
         edit.taken += taken
         if tag in ("replace", "insert") and any(g in dl.cuts for g in range(i1, i2 + 1)):
             edit.put_back += [t for t in new if meaningful(t)]
         elif tag == "replace" and taken:
             edit.replaced_by += [t for t in new if meaningful(t)]
-        elif tag == "insert" and dl.condition:
+        elif tag == "insert" and _reshapes(dl, new):
             edit.inserted += [t for t in new if meaningful(t)]
     return edit
+
+
+def _spared_strings(dl: DecisionLine, i1: int, i2: int, new: list[str]) -> dict[int, int]:
+    """Strings the decision edited whose replacement leaves the decision's part of them alone (it edited
+    ``Max-Age=%d`` into a cookie template; the diff changes ``path=/``): old index -> new index."""
+    out: dict[int, int] = {}
+    if i2 - i1 != len(new):
+        return out
+    for k in range(i1, i2):
+        body, other = literal_body(dl.tokens[k]), literal_body(new[k - i1])
+        if k not in dl.inner or body is None or other is None:
+            continue
+        own, cuts = dl.inner[k]
+        ops = SequenceMatcher(None, fine_tokens(body), fine_tokens(other), autojunk=False).get_opcodes()
+        touched = any(tag != "equal" and (own & set(range(a1, a2)) or cuts & set(range(a1, a2 + 1)))
+                      for tag, a1, a2, _, _ in ops)
+        if not touched:
+            out[k] = k - i1
+    return out
+
+
+def _reshapes(dl: DecisionLine, new: list[str]) -> bool:
+    """An insertion that changes what a decision line does rather than extending it: into a condition, or
+    bringing a number or a condition of its own (``x[:16]``, ``a or b``). Signatures only grow (a new
+    parameter with a default leaves every existing call as it was), and a line the decision only moved
+    is not its statement."""
+    if not dl.own or not dl.tokens or dl.tokens[0] in DEFINITIONS or dl.tokens[0] == "@":
+        return False
+    return dl.condition or any(t[0].isdigit() or t in CONDITION_TOKENS for t in new)
 
 
 def _same_meaning(old: list[str], new: list[str], after: list[str], renames: dict[str, str]) -> bool:
@@ -325,3 +372,56 @@ def status_change(diff: ChangeSet) -> tuple[str, str] | None:
     if any(o in STANDING for o in old) and not any(n in STANDING for n in new):
         return old[0], new[0] if new else "removed"
     return None
+
+
+# Words with a clear opposite; a line that says the opposite of a line the decision wrote negates it.
+ANTONYMS: tuple[tuple[str, str], ...] = (
+    ("grant", "revoke"), ("allow", "deny"), ("allow", "disallow"), ("allowed", "denied"), ("enable", "disable"),
+    ("enabled", "disabled"), ("true", "false"), ("include", "exclude"), ("accept", "reject"), ("permit", "forbid"),
+    ("lock", "unlock"), ("encrypt", "decrypt"), ("always", "never"), ("allowlist", "denylist"),
+    ("whitelist", "blacklist"), ("public", "private"), ("strict", "lax"), ("secure", "insecure"),
+)
+_COMPANIONS = (("to", "from"),)  # swap along with a real opposite (GRANT ... TO / REVOKE ... FROM)
+_CANON = {b: a for a, b in ANTONYMS + _COMPANIONS} | {a: a for a, _ in ANTONYMS + _COMPANIONS}
+_POLAR = {a for pair in ANTONYMS for a in pair}
+NEGATION_MIN = 0.7
+SUBJECT_MIN = 0.5
+
+
+@dataclass
+class Negation:
+    """A line the diff adds that says the opposite of a line the decision's change wrote."""
+
+    added: str
+    decision_line: str
+    swapped: list[tuple[str, str]]
+
+
+def negations(diff: ChangeSet, lines: dict[str, DecisionLine]) -> list[Negation]:
+    """Added lines equal (NEGATION_MIN alike) to a decision line once one word is swapped for its opposite."""
+    if not lines or diff.kind == "prose" or diff.test:
+        return []
+    polar_lines = [(k, dl) for k, dl in lines.items() if any(t.lower() in _POLAR for t in dl.tokens)]
+    out: list[Negation] = []
+    for line in diff.added_lines:
+        toks = fine_tokens(line)
+        if not any(t.lower() in _POLAR for t in toks):
+            continue
+        canon = [_CANON.get(t.lower(), t.lower()) for t in toks]
+        for key, dl in polar_lines:
+            sm = SequenceMatcher(None, [_CANON.get(t.lower(), t.lower()) for t in dl.tokens], canon, autojunk=False)
+            if sm.ratio() < NEGATION_MIN:
+                continue
+            swapped = [(dl.tokens[b.a + k], toks[b.b + k]) for b in sm.get_matching_blocks() for k in range(b.size)
+                       if dl.tokens[b.a + k].lower() != toks[b.b + k].lower()]
+            if any(a.lower() in _POLAR for a, _ in swapped) and _same_subject(dl.tokens, toks):
+                out.append(Negation(line, key, swapped))
+                break
+    return out
+
+
+def _same_subject(decision: list[str], line: list[str]) -> bool:
+    """The two lines are about the same things: most of the decision line's names and literals (its polar
+    word aside) are in the line too. ``self.a = True`` and ``self.b = False`` are not one statement."""
+    names = {t for t in decision if is_specific(t) and _CANON.get(t.lower()) is None}
+    return bool(names) and len(names & set(line)) >= SUBJECT_MIN * len(names)

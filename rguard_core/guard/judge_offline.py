@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from .decisive import (
     DecisionLine,
     LineEdit,
+    Negation,
     decision_lines,
     decisive_edits,
     decisive_prose,
+    negations,
     quote_words,
     status_change,
 )
@@ -154,6 +156,8 @@ class OfflineJudge:
         if label != "contradicts" and not remote:
             label, score, reason = (_status_withdrawn(diff_sets, info) or _prose_rewrite(self._prose(diff_sets, info))
                                     or (label, score, reason))
+        if label != "contradicts":
+            label, score, reason = _negated(self._negations(diff_sets, info)) or (label, score, reason)
         if not standing and label == "contradicts":
             label, score = "related", min(score, 0.45)
             reason += "; the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
@@ -187,6 +191,16 @@ class OfflineJudge:
             for e in decisive_edits(cs, lines, _renames(diff_sets), theirs):
                 e.path = path
                 out.append(e)
+        return out
+
+    def _negations(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[Negation]:
+        """Lines the diff adds, in any file, that say the opposite of a line the decision's change wrote in a
+        file of the same kind (a new migration granting what the decision's migration revoked)."""
+        out: list[Negation] = []
+        for cs in {id(c): c for c in diff_sets.values()}.values():
+            for p, patch in info.patches.items():
+                if _kind_matches(p, cs):
+                    out += negations(cs, self._lines(info.source_id, p, patch))
         return out
 
     def _lines(self, source_id: str, path: str, patch: str) -> dict[str, DecisionLine]:
@@ -339,6 +353,14 @@ def _decisive(edits: list[LineEdit], named: list[str], change_w: float, info_tex
                                  f"adds {_list(into)} to a condition the decision wrote" if into else "") if x)
     return "contradicts", min(score, 1.0), (
         f"the diff rewrites {len(edits)} line(s) the decision's change wrote: {what} ({cov:.0%} of the diff's change)")
+
+
+def _negated(found: list[Negation]) -> tuple[Label, float, str] | None:
+    if not found:
+        return None
+    n = found[0]
+    pairs = ", ".join(f"`{a}` -> `{b}`" for a, b in n.swapped[:3])
+    return "contradicts", 0.65, f"the diff adds `{n.added.strip()}`, the opposite ({pairs}) of `{n.decision_line}`"
 
 
 def _status_withdrawn(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> tuple[Label, float, str] | None:
