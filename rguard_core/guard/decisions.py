@@ -31,6 +31,7 @@ OPTIONAL MATCH (s)<-[:ADDS]-(adder:PR)
 WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
 MATCH (p)-[t:TOUCHES]->(f:File)
 WHERE f.path IN $paths OR t.previous_path IN $paths OR d.id IN $everywhere
+   OR any(x IN $suffixes WHERE f.path ENDS WITH x)
 RETURN d.id AS decision, f.path AS path, t.previous_path AS previous_path, t.patch AS patch
 """
 
@@ -42,12 +43,14 @@ def decision_infos(graph: Graph, ids: list[str]) -> dict[str, DecisionInfo]:
     return {r["id"]: _info(r) for r in rows}
 
 
-def attach_patches(graph: Graph, infos: dict[str, DecisionInfo], paths: list[str], everywhere: list[str]) -> None:
-    """Fill ``patches``: the decision's hunks on the diff's paths (on every path for ``everywhere`` ids)."""
+def attach_patches(graph: Graph, infos: dict[str, DecisionInfo], paths: list[str], everywhere: list[str],
+                   suffixes: list[str] | None = None) -> None:
+    """Fill ``patches``: the decision's hunks on the diff's paths (on every path for ``everywhere`` ids), and on
+    files ending in ``suffixes`` (the kinds of file the diff adds: a new migration is judged against old ones)."""
     if not infos:
         return
-    rows = graph.read(PATCHES_Q, {"ids": list(infos), "paths": paths, "everywhere": everywhere},
-                      name="decisions.patches")
+    rows = graph.read(PATCHES_Q, {"ids": list(infos), "paths": paths, "everywhere": everywhere,
+                                  "suffixes": suffixes or []}, name="decisions.patches")
     for r in rows:
         info = infos.get(r["decision"])
         patch = r.get("patch") or ""

@@ -131,7 +131,7 @@ class _Run:
         }) if ids else {"infos": {}}
         editors = list(a["editors"])
         if ids:
-            decisions.attach_patches(g, b["infos"], d.paths, everywhere)
+            decisions.attach_patches(g, b["infos"], d.paths, everywhere, self._new_file_suffixes())
             # decisions reached by symbol or issue: whom to ask is whoever edited *their* files
             extra = sorted({p for i in everywhere if i in b["infos"] for p in b["infos"][i].patches} - set(d.paths))
             if extra:
@@ -139,6 +139,16 @@ class _Run:
         pagerank, betweenness = a["centrality"]
         people = experts.People(editors, pagerank, betweenness, a["latest"])
         return {"candidates": merged, "people": people, **b}
+
+    def _new_file_suffixes(self) -> list[str]:
+        """Extensions of the code files the diff adds (``.sql``): earlier changes to such files are compared too."""
+        out = []
+        for f in self.diff.files:
+            cs = self.sets.get(f.path)
+            ext = "." + f.path.rsplit(".", 1)[-1] if "." in f.path.rsplit("/", 1)[-1] else ""
+            if f.status == "added" and ext and cs is not None and cs.kind != "prose" and not cs.test and ext not in out:
+                out.append(ext)
+        return out
 
     def _symbol_inputs(self) -> tuple[list[str], list[str]]:
         """Identifiers of the diff's code files, and those files (candidates for the symbol hop)."""
