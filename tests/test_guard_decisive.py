@@ -217,3 +217,20 @@ def test_a_string_the_decision_edited_changed_elsewhere_is_not_taken() -> None:
     assert judge(diff("svc/cookie.py", COOKIE_DEC, elsewhere), dec)[0] != "contradicts"
     its_part = COOKIE_DEC.replace("; max-age=%d' % (v, age)", "' % (v,)")
     assert judge(diff("svc/cookie.py", COOKIE_DEC, its_part), dec)[0] == "contradicts"
+
+
+ORDERS_OLD = ("def set_qty(order, sku, qty):\n    for item in order.items:\n        if item.sku == sku:\n"
+              "            item.qty = qty\n    order.total = price(order.items)\n")
+ORDERS_DEC = ORDERS_OLD.replace("def set_qty(order, sku, qty):\n", "def set_qty(order, sku, qty):\n"
+                                "    if order.shipped:\n        raise OrderShipped(order.id)\n")
+
+
+def test_guarded_code_written_again_without_its_guard() -> None:
+    dec = info({"svc/orders.py": patch(ORDERS_OLD, ORDERS_DEC)})
+    copy = ORDERS_DEC + "\n\ndef fix_qty(order, sku, qty):\n    for item in order.items:\n        if item.sku == sku:\n" \
+                        "            item.qty = qty\n"
+    label, reason = judge(diff("svc/orders.py", ORDERS_DEC, copy), dec)
+    assert label == "contradicts" and "without the guard" in reason
+    reader = ORDERS_DEC + "\n\ndef qty_of(order, sku):\n    for item in order.items:\n        if item.sku == sku:\n" \
+                          "            return item.qty\n"
+    assert judge(diff("svc/orders.py", ORDERS_DEC, reader), dec)[0] != "contradicts"

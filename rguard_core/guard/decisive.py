@@ -425,3 +425,56 @@ def _same_subject(decision: list[str], line: list[str]) -> bool:
     word aside) are in the line too. ``self.a = True`` and ``self.b = False`` are not one statement."""
     names = {t for t in decision if is_specific(t) and _CANON.get(t.lower()) is None}
     return bool(names) and len(names & set(line)) >= SUBJECT_MIN * len(names)
+
+
+GUARDED_SPAN = 6  # unchanged lines after a guard the decision added that the guard protects
+GUARDED_MIN = 2
+_MUTATION = re.compile(r"^[\w.\[\]\"']+\s*(?:[-+*/%|&]?=)(?!=)|\.(?:append|extend|insert|update|pop|remove|delete|"
+                       r"add|discard|clear|execute|save|write)\(")
+
+
+@dataclass
+class UnguardedCopy:
+    """Lines a guard the decision added protects, which the diff writes again without that guard."""
+
+    guard: str
+    copied: list[str]
+
+
+def guarded_lines(hunks: list[list[tuple[str, str]]], path: str) -> list[tuple[str, list[str]]]:
+    """(guard condition, the unchanged lines right after it) for each condition + exit pair a patch added."""
+    kind = file_kind(path)
+    if kind == "prose":
+        return []
+    out: list[tuple[str, list[str]]] = []
+    for h in hunks:
+        lines = code_lines(h, kind)
+        for i in range(len(lines) - 1):
+            (k1, cond), (k2, exit_) = lines[i], lines[i + 1]
+            if k1 == k2 == "+" and _is_condition(cond) and fine_tokens(exit_)[:1] and fine_tokens(exit_)[0] in EXITS:
+                rest = lines[i + 2:]
+                while rest and rest[0][0] == "+":
+                    rest = rest[1:]
+                kept = [_norm(t) for k, t in rest[:GUARDED_SPAN] if k == " "]
+                out.append((_norm(cond), kept))
+    return out
+
+
+def unguarded_copies(diff: ChangeSet, guards: list[tuple[str, list[str]]]) -> list[UnguardedCopy]:
+    """Guarded lines the diff adds again (at least GUARDED_MIN, one of them a write) without their guard."""
+    if not guards or diff.kind == "prose" or diff.test:
+        return []
+    added = Counter(_norm(x) for x in diff.added_lines)
+    out: list[UnguardedCopy] = []
+    for cond, kept in guards:
+        if added[cond]:
+            continue
+        copied = [x for x in kept if added[x] and any(is_specific(t) for t in fine_tokens(x))]
+        if len(copied) >= GUARDED_MIN and any(_MUTATION.search(x) for x in copied):
+            out.append(UnguardedCopy(cond, copied))
+    return out
+
+
+def _is_condition(line: str) -> bool:
+    toks = fine_tokens(line)
+    return bool(toks) and toks[0] in ("if", "elif", "unless", "when", "guard") and line.rstrip().endswith((":", "{", ")"))

@@ -26,12 +26,15 @@ from .decisive import (
     DecisionLine,
     LineEdit,
     Negation,
+    UnguardedCopy,
     decision_lines,
     decisive_edits,
     decisive_prose,
+    guarded_lines,
     negations,
     quote_words,
     status_change,
+    unguarded_copies,
 )
 from .model import DecisionInfo, FileDiff, Judgement, Label
 from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, tokens, weight
@@ -158,6 +161,8 @@ class OfflineJudge:
                                     or (label, score, reason))
         if label != "contradicts":
             label, score, reason = _negated(self._negations(diff_sets, info)) or (label, score, reason)
+        if label != "contradicts" and not remote:
+            label, score, reason = _unguarded(self._unguarded(diff_sets, info)) or (label, score, reason)
         if not standing and label == "contradicts":
             label, score = "related", min(score, 0.45)
             reason += "; the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
@@ -201,6 +206,14 @@ class OfflineJudge:
             for p, patch in info.patches.items():
                 if _kind_matches(p, cs):
                     out += negations(cs, self._lines(info.source_id, p, patch))
+        return out
+
+    def _unguarded(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[UnguardedCopy]:
+        """Code a guard the decision added protects, written again in the same file without the guard."""
+        out: list[UnguardedCopy] = []
+        for path, cs in diff_sets.items():
+            if path in info.patches:
+                out += unguarded_copies(cs, guarded_lines(patch_hunks(info.patches[path]), path))
         return out
 
     def _lines(self, source_id: str, path: str, patch: str) -> dict[str, DecisionLine]:
@@ -361,6 +374,14 @@ def _negated(found: list[Negation]) -> tuple[Label, float, str] | None:
     n = found[0]
     pairs = ", ".join(f"`{a}` -> `{b}`" for a, b in n.swapped[:3])
     return "contradicts", 0.65, f"the diff adds `{n.added.strip()}`, the opposite ({pairs}) of `{n.decision_line}`"
+
+
+def _unguarded(found: list[UnguardedCopy]) -> tuple[Label, float, str] | None:
+    if not found:
+        return None
+    u = found[0]
+    return "contradicts", 0.6, (f"the diff writes {_list(u.copied, 3)} again without the guard the decision put "
+                                f"before them (`{u.guard}`)")
 
 
 def _status_withdrawn(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> tuple[Label, float, str] | None:
