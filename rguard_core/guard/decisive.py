@@ -1,17 +1,20 @@
 """Decisive lines: code lines a decision's change put in that the diff now rewrites or deletes.
 
 Bag-of-token overlap misses a paraphrase that keeps the decision's words but changes what they do
-(``.get(meter)`` → ``.get(meter, Decimal())``). This module works per line and per position instead:
+(``.get(key)`` -> ``.get(key, default())``). This module works per line and per position instead:
 
 * a decision line is a code line its change added. When the change edited an older line (paired by
   similarity inside one hunk block), only the tokens it put in are *its* tokens, and the places where it
-  took tokens out are its *cut points*; a line it wrote from scratch is its tokens throughout.
+  only took tokens out are its *cut points*; a line it wrote from scratch is its tokens throughout.
 * the diff *takes* a decision token when it deletes or replaces it (a deleted line takes all of them),
-  and *puts back* when it inserts tokens at one of the decision's cut points (re-growing what the
-  decision cut). Inserting elsewhere on a decision line extends it (a new parameter, a new list entry)
-  and is no evidence.
-* both only count when they are net changes of the file (``ChangeSet.removed`` / ``added``), so code the
-  diff merely moves or re-wraps does not count.
+  *puts back* when it inserts at one of the decision's cut points, and *reshapes* the line when it
+  inserts into a condition, or inserts a number or a condition of its own. Other insertions extend the
+  line (a new parameter, a new list entry) and are no evidence.
+* only net changes of the file count (``ChangeSet.removed`` / ``added``): moved or re-wrapped code does not.
+
+Also here: the document rules (an ADR's status withdrawn, the decision's own words taken out of the text
+its change wrote), negated lines (a new line saying the opposite of a decision line) and guarded code
+written again without the guard the decision put before it. See guard/README.md for each rule's reason.
 """
 
 from __future__ import annotations

@@ -4,16 +4,22 @@ For each file the diff shares with the decision's own change (its PR hunks, stor
 compares net token changes (tokens.ChangeSet):
   undo  the diff takes out what the decision's change put in, or puts back what it took out
   same  the diff moves the same way as the decision (redoing or extending it)
+and, line by line (decisive.py), what the diff does to the lines the decision's change wrote.
 It also checks whether the diff flips a literal or condition the decision's own words name
 (None vs 0, ``is not None`` vs truthiness, null vs zero).
 
   contradicts  undo carries a literal or specific identifier, weighs >= UNDO_MIN, explains at least
-               COVERAGE_MIN of the diff's change in those files and outweighs ``same``; or the diff is a
-               pinpoint reversal (>= PINPOINT_COVERAGE of its change) of a literal or a named token;
-               or a named literal/condition is flipped in a file the decision changed
+               COVERAGE_MIN of the diff's change in those files and outweighs ``same`` (uses the decision
+               left in place and the file's vocabulary count less); or the diff is a pinpoint reversal
+               (>= PINPOINT_COVERAGE of its change) of a literal or a named token; or it rewrites the
+               decision's own lines (a named token, DECISIVE_MIN over DECISIVE_COVERAGE of its change, or
+               DECISIVE_PINPOINT of it); or a named literal/condition is flipped where code is replaced;
+               or it withdraws an ADR the decision's change wrote, rewrites the decision's own words in a
+               document, says the opposite of a decision line, or copies guarded code without its guard
   related      some overlap either way, or the decision's words name what the diff changes
   unrelated    nothing shared (comment-, docstring- and rename-only edits have no change at all)
 A decision that no longer stands (reverted, superseded, ADR withdrawn) is at most ``related``.
+The rules and why each exists: guard/README.md, "The offline judge".
 """
 
 from __future__ import annotations
