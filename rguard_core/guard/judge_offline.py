@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .decisive import (
     DecisionLine,
@@ -46,6 +47,7 @@ from .model import DecisionInfo, FileDiff, Judgement, Label
 from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, tokens, weight
 
 UNDO_MIN = 2.0
+PATCH_CACHE = 4096
 VOCAB_MIN = 3  # a token in this many candidate changes to one file is that file's vocabulary
 COVERAGE_MIN = 0.3
 PINPOINT_COVERAGE = 0.75
@@ -219,13 +221,13 @@ class OfflineJudge:
         out: list[UnguardedCopy] = []
         for path, cs in diff_sets.items():
             if path in info.patches:
-                out += unguarded_copies(cs, guarded_lines(patch_hunks(info.patches[path]), path))
+                out += unguarded_copies(cs, _patch_guards(info.patches[path], path))
         return out
 
     def _lines(self, source_id: str, path: str, patch: str) -> dict[str, DecisionLine]:
         key = (source_id, path)
         if key not in self._pr_lines:
-            self._pr_lines[key] = decision_lines(patch_hunks(patch), path)
+            self._pr_lines[key] = _patch_lines(patch, path)
         return self._pr_lines[key]
 
     def _prose(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
@@ -240,8 +242,24 @@ class OfflineJudge:
     def _pr_set(self, source_id: str, path: str, patch: str) -> ChangeSet:
         key = (source_id, path)
         if key not in self._pr_sets:
-            self._pr_sets[key] = change_set(patch_hunks(patch), path)
+            self._pr_sets[key] = _patch_set(patch, path)
         return self._pr_sets[key]
+
+
+# Stored patches do not change between runs: parse each once per process (read-only afterwards).
+@lru_cache(maxsize=PATCH_CACHE)
+def _patch_set(patch: str, path: str) -> ChangeSet:
+    return change_set(patch_hunks(patch), path)
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def _patch_guards(patch: str, path: str) -> list[tuple[str, list[str]]]:
+    return guarded_lines(patch_hunks(patch), path)
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def _patch_lines(patch: str, path: str) -> dict[str, DecisionLine]:
+    return decision_lines(patch_hunks(patch), path)
 
 
 def _renames(diff_sets: dict[str, ChangeSet]) -> dict[str, str]:
