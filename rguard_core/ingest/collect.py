@@ -66,12 +66,16 @@ def collect_pr_history(
 FETCH_WORKERS = 6  # per-PR and per-issue requests are independent; a few in flight hide latency and retries
 
 
+def _workers(src: RestSource) -> int:
+    return FETCH_WORKERS if getattr(src, "parallel_fetch", True) else 1
+
+
 def _add_pulls(src: RestSource, hist: RepoHistory, raw_pulls: list[Json], progress: Progress | None) -> None:
     def fetch(n: int) -> tuple[list[Json], list[Json], list[Json]]:
         return src.pull_files(n), src.issue_comments(n), src.pull_review_comments(n)
 
     total = len(raw_pulls)
-    with ThreadPoolExecutor(FETCH_WORKERS) as pool:
+    with ThreadPoolExecutor(_workers(src)) as pool:
         fetched = pool.map(fetch, [int(raw["number"]) for raw in raw_pulls])
         for i, (raw, (files, conv, reviews)) in enumerate(zip(raw_pulls, fetched, strict=True)):
             n = int(raw["number"])
@@ -102,7 +106,7 @@ def _add_linked_issues(src: RestSource, hist: RepoHistory, progress: Progress | 
             return raw, []
         return raw, src.issue_comments(n)
 
-    with ThreadPoolExecutor(FETCH_WORKERS) as pool:
+    with ThreadPoolExecutor(_workers(src)) as pool:
         for i, (n, (raw, comments)) in enumerate(zip(numbers, pool.map(fetch, numbers), strict=True)):
             if progress:
                 progress("linked issues", i + 1, len(numbers))
