@@ -152,3 +152,16 @@ def test_starlette_cases_meet_the_bar(store: Store) -> None:
           f"attribution {m['attribution']} total p95 {m['total_ms_p95']} ms")
     assert m["recall"] >= 0.9 and m["false_positive_rate"] <= 0.05
     assert m["attribution"] >= 0.9
+
+
+def test_demo_seed_cases_meet_the_bar(store: Store) -> None:
+    """Our own 93 labelled diffs (issue bar): recall >= 0.9 with paraphrases counted, false warnings <= 5%."""
+    from rguard_core.seed import load_demo
+
+    load_demo(store)
+    res = run_guard_eval(store, load_cases(ROOT / "eval" / "cases.yaml"))
+    m = res.metrics
+    print(f"seed: recall {m['recall']} fp {m['false_positive_rate']} attribution {m['attribution']} "
+          f"by kind {m['by_kind']}")
+    assert m["recall"] >= 0.9 and m["false_positive_rate"] <= 0.05
+    assert m["attribution"] >= 0.9
