@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import get_store
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
+from ui.common import get_store
 
 st.set_page_config(page_title="RGuard", page_icon=":material/shield:", layout="wide")
 

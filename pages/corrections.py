@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.common import get_store, guarded, selected_repo
 from rguard_core.db import Graph
 from rguard_core.errors import ConflictError, RGuardError, StaleCorrectionPreview
 from rguard_core.memory import apply_correction, preview_correction, quarantine_source
 from rguard_core.memory.browse import Target, history, search_targets
+from ui.common import get_store, guarded, selected_repo
 
 st.title("Corrections")
 st.caption("Say a claim is wrong or a source is bad: see exactly what rests on it first, then apply. "

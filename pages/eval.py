@@ -8,11 +8,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ui.common import get_store, guarded
 from rguard_core.evaluation import append_run, list_runs, load_cases, run_guard_eval, run_memory_bench
 from rguard_core.evaluation import tables as T
 from rguard_core.evaluation.guard_eval import __doc__ as GUARD_DEFINITIONS
 from rguard_core.evaluation.memory_bench import __doc__ as MEMORY_DEFINITIONS
+from ui.common import get_store, guarded
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent / "eval" / "cases.yaml"
 

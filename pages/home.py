@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.common import get_store, guarded, require_repo
 from rguard_core.overview import repo_overview
+from ui.common import get_store, guarded, require_repo
 
 st.title("RGuard")
 st.caption("Decision memory for a code repository, with receipts: every decision and the claims it rests on, "

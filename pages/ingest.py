@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.common import get_store
 from rguard_core.errors import RGuardError
 from rguard_core.ingest.request import IngestRequest, run_ingest
+from ui.common import get_store
 
 st.title("Ingest")
 st.caption("Decisions and claims are kept only as exact quotes of their source, with offsets.")
