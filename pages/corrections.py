@@ -86,21 +86,29 @@ if target is not None and target.kind == "claim":
                            f"own words ({res.source}).")
                 show_report(res.as_dict(), "What changed")
 
-if target is not None and target.kind == "source":
+
+
+def quarantine_form(target: Target) -> None:
     st.subheader("Quarantine this source")
     st.write(f"`{target.id}` — {target.text}")
     if target.status == "quarantined":
-        st.info("Already quarantined.")
+        st.info("Already quarantined; see its incident in the history below.")
+        return
     reason = st.text_input("Reason (spam, forged, retracted …)", key="q_reason")
     q_by = st.text_input("Your name or login", key="q_by")
     if st.button("Quarantine", type="primary", key="q_btn"):
         res = guarded(quarantine_source, graph, target.id, reason, q_by)
-        if res is not None:
-            if res.already_quarantined:
-                st.info(f"{target.id} was already quarantined (incident {res.incident}).")
-            else:
-                st.success(f"Quarantined {target.id} (incident {res.incident}).")
-                show_report(res.as_dict(), "What fell")
+        if res is None:
+            return
+        if res.already_quarantined:
+            st.info(f"{target.id} was already quarantined (incident {res.incident}).")
+        else:
+            st.success(f"Quarantined {target.id} (incident {res.incident}).")
+            show_report(res.as_dict(), "What fell")
+
+
+if target is not None and target.kind == "source":
+    quarantine_form(target)
 
 if target is not None and target.kind == "decision":
     st.subheader("Decision")
@@ -111,7 +119,7 @@ if target is not None and target.kind == "decision":
 st.subheader("History")
 entries = guarded(history, graph) or []
 if entries:
-    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind, "target": e.target, "by": e.by, "reason": e.reason,
+    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind, "target": e.target, "by": e.by or "", "reason": e.reason or "",
                                 "id": e.id} for e in entries]), hide_index=True, use_container_width=True)
     with st.expander("Full results"):
         for e in entries:
