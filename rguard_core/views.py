@@ -185,6 +185,11 @@ def select_decisions(graph: Graph, flt: ViewFilter) -> tuple[int, list[str]]:
         params["path"] = flt.file_path
     else:
         q = "MATCH (d:Decision) "
+    if flt.text.strip():
+        # the text test reads only the decision itself: filter before any per-decision traversal
+        q += ("WITH d WHERE toLower(coalesce(d.summary, '')) CONTAINS $text "
+              "OR toLower(coalesce(d.quote, '')) CONTAINS $text OR d.id = $raw_text ")
+        params["text"], params["raw_text"] = flt.text.strip().lower(), flt.text.strip()
     q += ("OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) "
           "WITH d, max(coalesce(s.merged_at, s.created_at, s.date)) AS when, collect(s.kind) AS kinds ")
     where = []
@@ -200,10 +205,6 @@ def select_decisions(graph: Graph, flt: ViewFilter) -> tuple[int, list[str]]:
     if flt.date_to:
         where.append("substring(when, 0, 10) <= $date_to")
         params["date_to"] = flt.date_to
-    if flt.text.strip():
-        where.append("(toLower(coalesce(d.summary, '')) CONTAINS $text OR toLower(coalesce(d.quote, '')) CONTAINS $text "
-                     "OR d.id = $raw_text)")
-        params["text"], params["raw_text"] = flt.text.strip().lower(), flt.text.strip()
     if where:
         q += "WHERE " + " AND ".join(where) + " "
     if flt.source_kinds:
