@@ -160,3 +160,26 @@ def test_anchor_rejects_paraphrase_and_empty() -> None:
     assert anchor("s", "abc def", "def").start == 4  # type: ignore[union-attr]
     assert anchor("s", "abc def", "xyz").reason == "not_verbatim"  # type: ignore[union-attr]
     assert anchor("s", "abc def", "  ").reason == "empty"  # type: ignore[union-attr]
+
+
+def test_pr_url_ingests_that_prs_file_history_then_the_pr(store: Store) -> None:
+    from tests.github_server import GitHubServer
+
+    root = Path(__file__).resolve().parent / "fixtures" / "github"
+    with GitHubServer(root) as gh:
+        res = run_ingest(store, IngestRequest("github", "https://github.com/acme/widgets/pull/24", api_url=gh.url))
+    assert res.repo == "acme/widgets"
+    prs = {r["n"] for r in store.repo_graph("acme/widgets").read("MATCH (p:PR) RETURN p.number AS n")}
+    # #24 touches widgets/cache.py and widgets/api.py; #21 touched the same files before it; the rest did not
+    assert prs == {21, 24}
+    assert res.coverage.decisions >= 1
+
+
+def test_github_ingest_of_an_unknown_repo_writes_nothing(store: Store) -> None:
+    from rguard_core.errors import RepoNotFound
+    from tests.github_server import GitHubServer
+
+    root = Path(__file__).resolve().parent / "fixtures" / "github"
+    with GitHubServer(root) as gh, pytest.raises(RepoNotFound, match="nothing was written"):
+        run_ingest(store, IngestRequest("github", "acme/nothing-here", api_url=gh.url))
+    assert "acme/nothing-here" not in store.list_repos()

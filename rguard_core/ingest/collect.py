@@ -45,13 +45,17 @@ def collect_pr_history(
 
         raise GitHubError(f"{src.repo} has no pull request #{number}", 404)
     paths = {f["filename"] for f in src.pull_files(number)[:max_files]}
-    cutoff = (dt.datetime.now(dt.UTC) - dt.timedelta(days=30 * months)).isoformat()
+    # "the last 18 months" is counted back from the PR itself, so an old PR gets its own history
+    anchor = _parse_time(target.get("created_at") or target.get("merged_at")) or dt.datetime.now(dt.UTC)
+    cutoff = (anchor - dt.timedelta(days=30 * months)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    until = anchor.strftime("%Y-%m-%dT%H:%M:%SZ")
     chosen: list[Json] = []
     for i, pr in enumerate(src.list_pulls(scan)):
         if progress:
             progress("scan PRs for the changed files", i + 1, scan)
-        if pr["number"] == number or (pr.get("created_at") or pr.get("merged_at") or "9") < cutoff:
-            continue
+        when = pr.get("created_at") or pr.get("merged_at") or ""
+        if pr["number"] == number or not (cutoff <= when <= until):
+            continue  # only the PR's own history: opened in the window before it
         files = src.pull_files(pr["number"])
         if paths & {f.get("filename") for f in files} or paths & {f.get("previous_filename") for f in files}:
             chosen.append(pr)
@@ -188,6 +192,13 @@ def file_from_rest(raw: Json) -> FileChange:
         additions=int(raw.get("additions") or 0), deletions=int(raw.get("deletions") or 0),
         patch=raw.get("patch") or "", previous_path=raw.get("previous_filename"),
     )
+
+
+def _parse_time(raw: str | None) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(raw.replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        return None
 
 
 def _label(x: Any) -> str:
