@@ -21,7 +21,8 @@ from ..db import Store, validate_repo
 from ..errors import GitHubError, InvalidInput
 from ..guard import record_feedback, run_guard
 from ..guard.diffparse import parse_diff
-from ..guard.model import GuardReport
+from ..guard.model import GuardReport, ParsedDiff
+from ..precommit import finding_line
 from .client import ActionClient
 from .commands import Command, Outcome, decode_state, handle, parse_command
 from .comment import MARKER, check_annotations, check_summary, render_body
@@ -39,11 +40,13 @@ class ActionResult:
     check_run_id: int | None
     outcomes: list[Outcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    finding_lines: list[str] = field(default_factory=list)  # one line per finding, terminal-safe (the job log)
 
     def as_dict(self) -> dict[str, Any]:
         return {"pr": self.pr, "head_sha": self.head_sha, "verdict": self.verdict, "comment_id": self.comment_id,
                 "comment_created": self.comment_created, "check_run_id": self.check_run_id,
-                "outcomes": [o.__dict__ for o in self.outcomes], "notes": self.notes}
+                "outcomes": [o.__dict__ for o in self.outcomes], "notes": self.notes,
+                "findings": self.finding_lines}
 
 
 def pr_from_event(event_path: str | None) -> int | None:
@@ -99,19 +102,27 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
         report = run_guard(store, graph_repo, diff_text, judge=judge, pr=pr)
 
     body = render_body(report, head_sha, earlier + outcomes)
-    if sticky is None:
-        comment = client.create_comment(pr, body)
-        created = True
-    else:
-        comment = client.update_comment(int(sticky["id"]), body)
-        created = False
     notes = list(report.notes)
-    check_id = _check_run(client, report, diff_text, head_sha, notes)
-    return ActionResult(pr, head_sha, report.verdict, int(comment.get("id") or 0), created, check_id, outcomes, notes)
+    created = sticky is None
+    try:
+        comment = client.create_comment(pr, body) if sticky is None else client.update_comment(int(sticky["id"]), body)
+    except GitHubError as e:
+        if e.status != 403:
+            raise
+        # a fork's pull request gets a read-only token: the findings still reach the job log
+        comment, created = {}, False
+        notes.append(f"no comment: {e} (the token needs 'pull-requests: write'; fork PRs get a read-only token)")
+        print(f"rguard: {notes[-1]}", file=sys.stderr)
+    parsed = parse_diff(diff_text)
+    check_id = _check_run(client, report, parsed, head_sha, notes)
+    lines = [finding_line(f, parsed.paths) for f in report.findings]
+    return ActionResult(pr, head_sha, report.verdict, int(comment.get("id") or 0), created, check_id, outcomes, notes,
+                        lines)
 
 
-def _check_run(client: ActionClient, report: GuardReport, diff_text: str, head_sha: str, notes: list[str]) -> int | None:
-    anns = check_annotations(report, parse_diff(diff_text))
+def _check_run(client: ActionClient, report: GuardReport, diff: ParsedDiff, head_sha: str,
+               notes: list[str]) -> int | None:
+    anns = check_annotations(report, diff)
     title = {"warn": "contradicts an earlier decision", "note": "touches earlier decisions",
              "pass": "no earlier decision affected"}[report.verdict]
     payload = {"name": CHECK_NAME, "head_sha": head_sha, "status": "completed", "conclusion": "neutral",

@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..action import ActionClient, pr_from_event, run_action
+    from ..untrusted import one_line
     from .guard import EXIT_WARN
 
     settings = Settings.from_env()
@@ -43,8 +44,11 @@ def run(args: argparse.Namespace) -> int:
         print_json(res.as_dict())
     else:
         verb = "created" if res.comment_created else "updated"
-        print(f"rguard: {res.verdict} on #{res.pr} ({res.head_sha[:12]}); {verb} comment {res.comment_id}; "
+        comment = f"{verb} comment {res.comment_id}" if res.comment_id else "no comment"
+        print(f"rguard: {res.verdict} on #{res.pr} ({res.head_sha[:12]}); {comment}; "
               f"check run {res.check_run_id or 'not created'}")
+        for line in res.finding_lines:
+            print(f"  {line}")
         for o in res.outcomes:
-            print(f"  /rguard {o.kind} by {o.login}: {o.status} ({o.detail})")
+            print(f"  /rguard {o.kind} by {one_line(o.login, 60)}: {o.status} ({one_line(o.detail)})")
     return EXIT_WARN if args.fail_on_warn and res.verdict == "warn" else 0
