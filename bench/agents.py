@@ -35,19 +35,18 @@ from rguard_core.seed import DEMO_REPO, load_demo
 ROOT = Path(__file__).resolve().parent.parent
 TREE = ROOT / "seeds" / "demo" / "tree"
 EDIT = ("tollgate/pricing.py", "    return PRICES.get(meter)\n", "    return PRICES.get(meter, 0)\n")
-DIFF = """diff --git a/tollgate/pricing.py b/tollgate/pricing.py
---- a/tollgate/pricing.py
-+++ b/tollgate/pricing.py
-@@ -12,7 +12,7 @@
- 
- def unit_price(meter):
-     \"\"\"The price of one unit, or None when the meter has no configured price (unknown is not free).\"\"\"
--    return PRICES.get(meter)
-+    return PRICES.get(meter, 0)
- 
- 
- def line_cost(meter, quantity):
-"""
+
+
+def edit_diff(path: str, old: str, new: str) -> str:
+    import difflib
+
+    before = (TREE / path).read_text(encoding="utf-8")
+    after = before.replace(old, new)
+    body = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                f"a/{path}", f"b/{path}", n=3)
+    return f"diff --git a/{path} b/{path}\n" + "".join(body)
+
+
 TARGETS = {"mcp_guard_diff_p50_ms": 100, "precommit_wall_p50_ms": 1000}
 
 
@@ -63,7 +62,7 @@ def summary(xs: list[float]) -> dict[str, float]:
 def bench_mcp(settings: Settings, runs: int) -> dict[str, Any]:
     calls: dict[str, dict[str, Any]] = {
         "list_repos": {},
-        "guard_diff": {"repo": DEMO_REPO, "diff": DIFF},
+        "guard_diff": {"repo": DEMO_REPO, "diff": edit_diff(*EDIT)},
         "why": {"repo": DEMO_REPO, "question": "why do we keep unknown prices as null?"},
         "who_knows": {"repo": DEMO_REPO, "files": ["tollgate/pricing.py", "tollgate/sessions.py"]},
         "check_premises": {"repo": DEMO_REPO, "decision_ids": ["decision:pr:20", "decision:pr:11"]},

@@ -84,9 +84,8 @@ class _Backend:
         self._store = store
 
     def store(self) -> Store:
-        if self._store is None:
-            self._store = open_store(self.config.settings)
-        return self._store
+        # the process-wide store is looked up per call: open_store pings it and reconnects after a killed engine
+        return self._store if self._store is not None else open_store(self.config.settings)
 
     def graph(self, repo: str) -> Graph:
         graph = self.store().repo_graph(validate_repo(repo))

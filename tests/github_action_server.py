@@ -2,7 +2,7 @@
 
   GET   /repos/{o}/{r}/pulls/{n}                        JSON, or the diff with Accept: application/vnd.github.diff
   GET   /repos/{o}/{r}/issues/{n}/comments              paginated (per_page, page, Link rel="next")
-  POST  /repos/{o}/{r}/issues/{n}/comments              201 with the new comment (author: the token's bot)
+  POST  /repos/{o}/{r}/issues/{n}/comments              201 with the new comment (author: the token's identity)
   PATCH /repos/{o}/{r}/issues/comments/{id}             only the author may edit (403 otherwise)
   POST  /repos/{o}/{r}/check-runs                       201; 403 when the token lacks checks: write
   GET   /repos/{o}/{r}/collaborators/{user}/permission  404 for a user who is not a collaborator
@@ -40,6 +40,7 @@ class RepoState:
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     checks_writable: bool = True
     comments_writable: bool = True  # False: a fork's read-only token
+    identity: dict[str, Any] = field(default_factory=lambda: dict(BOT))  # who the token is (a personal token: a User)
     log: list[tuple[str, str]] = field(default_factory=list)
     next_id: int = 1000
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -151,7 +152,7 @@ def _handler(server: GitHubActionServer) -> type[BaseHTTPRequestHandler]:
             if not st.comments_writable:
                 return self._send(403, {"message": "Resource not accessible by integration"})
             body = self._body()
-            c = st.add_comment(int(m["n"]), BOT["login"], str(body["body"]), "Bot")
+            c = st.add_comment(int(m["n"]), st.identity["login"], str(body["body"]), st.identity["type"])
             self._send(201, c)
 
         def update_comment(self, m: re.Match[str], _q: dict[str, str]) -> None:
@@ -159,7 +160,7 @@ def _handler(server: GitHubActionServer) -> type[BaseHTTPRequestHandler]:
             for cs in st.comments.values():
                 for c in cs:
                     if c["id"] == cid:
-                        if c["user"]["login"] != BOT["login"]:
+                        if c["user"]["login"] != st.identity["login"]:
                             return self._send(403, {"message": "Resource not accessible by integration"})
                         c["body"] = str(self._body()["body"])
                         return self._send(200, c)

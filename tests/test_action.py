@@ -130,6 +130,16 @@ def test_read_only_token_still_comments(repo: str, gh: GitHubActionServer, capsy
     assert len(bot_comments(gh)) == 1
 
 
+def test_personal_token_finds_its_own_sticky_comment(
+        repo: str, gh: GitHubActionServer, capsys: pytest.CaptureFixture[str]) -> None:
+    gh.state.identity = {"login": "release-bot-user", "type": "User"}
+    first = act(repo, capsys, "--comment-author", "release-bot-user")
+    gh.state.add_comment(77, "release-bot-user", "/rguard wrong decision:pr:20 my own command is not obeyed")
+    second = act(repo, capsys, "--comment-author", "release-bot-user")
+    mine = [c for c in gh.state.comments[77] if c["body"].startswith(MARKER)]
+    assert second["comment_id"] == first["comment_id"] and len(mine) == 1 and second["outcomes"] == []
+
+
 def test_fork_token_that_cannot_comment_still_logs_the_findings(
         repo: str, gh: GitHubActionServer, capsys: pytest.CaptureFixture[str]) -> None:
     gh.state.checks_writable = False

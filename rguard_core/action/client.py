@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import quote
 
 import requests
 
@@ -109,7 +110,7 @@ class ActionClient:
     def permission(self, login: str) -> str:
         """``admin``, ``maintain``, ``write``, ``triage``, ``read`` or ``none`` (404: not a collaborator)."""
         try:
-            resp = self._send("GET", self._url(f"/collaborators/{login}/permission"))
+            resp = self._send("GET", self._url(f"/collaborators/{quote(login, safe='')}/permission"))
         except GitHubError as e:
             if e.status == 404:
                 return "none"

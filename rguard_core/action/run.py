@@ -4,7 +4,8 @@
 2. guard the diff against the graph (the PR's own decision, if ingested, is left out);
 3. honour new ``/rguard`` commands from users with write permission (commands.py); when any was recorded,
    guard again so the comment shows what the feedback changed;
-4. upsert ONE sticky comment: the first comment by a bot whose body starts with ``<!-- rguard -->``;
+4. upsert ONE sticky comment: the first comment by a bot (or by ``--comment-author``, for a personal token)
+   whose body starts with ``<!-- rguard -->``;
 5. create a neutral check run on the head SHA with one annotation per finding.
 A check run the token may not create (a fork's read-only token) is reported, not fatal.
 """
@@ -66,15 +67,19 @@ def pr_from_event(event_path: str | None) -> int | None:
     return None
 
 
-def find_sticky(comments: list[dict[str, Any]]) -> dict[str, Any] | None:
+def find_sticky(comments: list[dict[str, Any]], author: str | None = None) -> dict[str, Any] | None:
+    """The first comment starting with the marker by ``author`` (default: any bot, as the Actions token is)."""
     for c in comments:
         user = c.get("user") or {}
-        if isinstance(user, dict) and user.get("type") == "Bot" and str(c.get("body") or "").startswith(MARKER):
+        if not isinstance(user, dict) or not str(c.get("body") or "").startswith(MARKER):
+            continue
+        if (user.get("login") == author) if author else (user.get("type") == "Bot"):
             return c
     return None
 
 
-def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, judge: str = "offline") -> ActionResult:
+def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, judge: str = "offline",
+               comment_author: str | None = None) -> ActionResult:
     graph_repo = validate_repo(graph_repo)
     pull = client.pull(pr)
     head_sha = str((pull.get("head") or {}).get("sha") or "")
@@ -82,7 +87,7 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
         raise GitHubError(f"pull request #{pr} has no head SHA in GitHub's answer", 200)
     diff_text = client.pull_diff(pr)
     comments = client.issue_comments(pr)
-    sticky = find_sticky(comments)
+    sticky = find_sticky(comments, comment_author)
     earlier = decode_state(sticky.get("body") if sticky else None)
     handled = {o.comment_id for o in earlier}
     report = run_guard(store, graph_repo, diff_text, judge=judge, pr=pr)
@@ -90,7 +95,7 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
     todo: list[Command] = []
     for c in comments:
         cmd = parse_command(c)
-        if cmd is not None and cmd.comment_id not in handled:
+        if cmd is not None and cmd.comment_id not in handled and cmd.login != comment_author:
             todo.append(cmd)
 
     def record(cmd: Command, decision: str) -> dict[str, Any]:

@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--github-repo", help="OWNER/NAME on GitHub (default: $GITHUB_REPOSITORY)")
     p.add_argument("--pr", type=int, help="pull request number (default: from $GITHUB_EVENT_PATH)")
     p.add_argument("--judge", choices=JUDGES, default="offline")
+    p.add_argument("--comment-author", metavar="LOGIN",
+                   help="the token's login, when it is not a bot (a personal token): whose comment is the sticky one")
     p.add_argument("--fail-on-warn", action="store_true", help="exit 3 when the verdict is warn")
     p.add_argument("--json", action="store_true", help="print what the run did as JSON")
     p.set_defaults(func=run)
@@ -39,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if not settings.github_token:
         raise ConfigError("GITHUB_TOKEN is needed to comment on the pull request (pass it to the step's env)")
     client = ActionClient(settings.github_api_url, gh_repo, settings.github_token)
-    res = run_action(open_store(settings), client, args.repo or gh_repo, pr, judge=args.judge)
+    res = run_action(open_store(settings), client, args.repo or gh_repo, pr, judge=args.judge,
+                     comment_author=args.comment_author)
     if args.json:
         print_json(res.as_dict())
     else:
