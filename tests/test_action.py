@@ -47,9 +47,9 @@ def gh(monkeypatch: pytest.MonkeyPatch) -> Iterator[GitHubActionServer]:
 
 def act(repo: str, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     rc = main(["action", "--repo", repo, "--github-repo", GH_REPO, "--pr", "77", "--json", *extra])
-    out = capsys.readouterr().out
-    assert rc == 0, out
-    return json.loads(out)
+    out = capsys.readouterr()
+    assert rc == 0, out.out + out.err
+    return json.loads(out.out)
 
 
 def bot_comments(gh: GitHubActionServer) -> list[dict[str, Any]]:
@@ -160,6 +160,13 @@ def test_errors(repo: str, gh: GitHubActionServer, capsys: pytest.CaptureFixture
     assert main(["action", "--repo", repo, "--github-repo", GH_REPO, "--pr", "77"]) == 2
     assert "401" in capsys.readouterr().err
     assert bot_comments(gh) == []
+
+
+def test_a_pull_request_without_changes_passes(repo: str, gh: GitHubActionServer,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    gh.state.pulls[77].diff = ""
+    res = act(repo, capsys)
+    assert res["verdict"] == "pass" and gh.state.check_runs[0]["output"]["annotations"] == []
 
 
 def test_pr_from_event_files(tmp_path: Path) -> None:

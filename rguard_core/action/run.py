@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..db import Store, validate_repo
-from ..errors import GitHubError, InvalidInput
+from ..errors import GitHubError, InvalidInput, UnknownRepository
 from ..guard import record_feedback, run_guard
 from ..guard.diffparse import parse_diff
 from ..guard.model import GuardReport, ParsedDiff
@@ -90,7 +90,7 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
     sticky = find_sticky(comments, comment_author)
     earlier = decode_state(sticky.get("body") if sticky else None)
     handled = {o.comment_id for o in earlier}
-    report = run_guard(store, graph_repo, diff_text, judge=judge, pr=pr)
+    report = _guard(store, graph_repo, diff_text, judge, pr)
 
     todo: list[Command] = []
     for c in comments:
@@ -104,7 +104,7 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
     default = report.findings[0].decision_id if report.findings else None
     outcomes = handle(todo, client.permission, record, default)
     if any(o.status == "recorded" for o in outcomes):
-        report = run_guard(store, graph_repo, diff_text, judge=judge, pr=pr)
+        report = _guard(store, graph_repo, diff_text, judge, pr)
 
     body = render_body(report, head_sha, earlier + outcomes)
     notes = list(report.notes)
@@ -118,11 +118,21 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
         comment, created = {}, False
         notes.append(f"no comment: {e} (the token needs 'pull-requests: write'; fork PRs get a read-only token)")
         print(f"rguard: {notes[-1]}", file=sys.stderr)
-    parsed = parse_diff(diff_text)
+    parsed = parse_diff(diff_text) if diff_text.strip() else ParsedDiff([], [])
     check_id = _check_run(client, report, parsed, head_sha, notes)
     lines = [finding_line(f, parsed.paths) for f in report.findings]
     return ActionResult(pr, head_sha, report.verdict, int(comment.get("id") or 0), created, check_id, outcomes, notes,
                         lines)
+
+
+def _guard(store: Store, repo: str, diff_text: str, judge: str, pr: int) -> GuardReport:
+    if diff_text.strip():
+        return run_guard(store, repo, diff_text, judge=judge, pr=pr)
+    # a pull request without file changes: nothing to guard (the guard itself refuses an empty diff)
+    if not store.repo_graph(repo).exists():
+        raise UnknownRepository(repo)
+    return GuardReport(repo, "pass", [], [], {"parse": 0.0, "graph": 0.0, "judge": 0.0, "total": 0.0},
+                       [f"pull request #{pr} changes no files"])
 
 
 def _check_run(client: ActionClient, report: GuardReport, diff: ParsedDiff, head_sha: str,
