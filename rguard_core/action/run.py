@@ -31,7 +31,7 @@ from .comment import MARKER, check_annotations, check_summary, render_body
 CHECK_NAME = "RGuard"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ActionResult:
     pr: int
     head_sha: str
