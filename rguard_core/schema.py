@@ -39,6 +39,28 @@ def ensure_schema(graph: Graph, workspace: bool = False) -> None:
     for label in UNIQUE_ID_LABELS:
         if label in labels:
             _unique_constraint(graph, label)
+    _wait_constraints(graph)
+
+
+CONSTRAINT_WAIT_S = 30.0
+
+
+def _wait_constraints(graph: Graph) -> None:
+    """Wait until no constraint is still being built. Constraints build asynchronously and their completion is
+    written to the append-only file on its own; if the graph is deleted or flushed while one is pending, that
+    late entry refers to a graph that no longer exists and FalkorDB crashes replaying it on the next start."""
+    import time
+
+    deadline = time.monotonic() + CONSTRAINT_WAIT_S
+    while True:
+        rows = graph.read("CALL db.constraints() YIELD label, status RETURN label, status", name="schema.constraints")
+        failed = [r["label"] for r in rows if str(r.get("status")).upper() == "FAILED"]
+        if failed:
+            raise QueryFailed(graph.name, "GRAPH.CONSTRAINT CREATE UNIQUE", None,
+                              f"unique id constraint failed on {', '.join(failed)} (duplicate ids in the graph?)")
+        if not any(str(r.get("status")).upper() == "PENDING" for r in rows) or time.monotonic() > deadline:
+            return
+        time.sleep(0.005)
 
 
 def _existing_indexes(graph: Graph) -> set[tuple[str, ...]]:

@@ -28,6 +28,7 @@ CORRUPT_MARKERS = (
     "Bad file format", "Wrong signature", "Unrecoverable error", "Short read", "corrupt", "Corrupt",
     "Unexpected EOF", "Bad RDB", "manifest", "Can't handle RDB format", "Unknown RDB",
 )
+CRASH_MARKER = "crashed by signal"
 
 
 class _Stop(Exception):
@@ -58,8 +59,12 @@ def render_conf(paths: EnginePaths, fsync: str, appendonly: bool, module: Path) 
         "timeout 0",
         "databases 1",
         "protected-mode yes",
+        # FLUSHALL/FLUSHDB are refused: replaying graph effects that follow a FLUSHALL in the append-only file
+        # crashes FalkorDB on the next start (GraphContext_GetSchemaByID, reproduced in tests/test_engine.py),
+        # and RGuard deletes graphs one by one (GRAPH.DELETE), which replays fine.
+        "user default on nopass ~* &* +@all -flushall -flushdb",
         # result size unlimited and no server-wide timeout: RGuard sends a time limit with every query
-        f"loadmodule {_quote(str(module))} RESULTSET_SIZE -1 TIMEOUT_MAX 0 TIMEOUT_DEFAULT 0",
+        f"loadmodule {_quote(str(module))} RESULTSET_SIZE -1 TIMEOUT_MAX 0 TIMEOUT_DEFAULT 0 EFFECTS_THRESHOLD 2000000000",
     ]
     return "\n".join(lines) + "\n"
 
@@ -79,8 +84,16 @@ def _log_tail(paths: EnginePaths, n: int = 25) -> str:
 
 def start_failure_message(paths: EnginePaths, code: int | None) -> str:
     tail = _log_tail(paths)
+    try:  # the log of this start only: it begins at the server's start banner
+        full = paths.log.read_text(errors="replace").rsplit("Redis is starting", 1)[-1]
+    except OSError:
+        full = tail
+    where = paths.aof_dir if paths.aof_manifest.exists() else paths.legacy_rdb
+    if CRASH_MARKER in full and "Ready to accept connections" not in full:
+        return (f"the FalkorDB engine crashed while loading the database file at {where}; the file is kept as it "
+                f"was. Copy it somewhere safe, then restore a backup or move it away to start empty. Server log: "
+                f"{paths.log}")
     if any(m in tail for m in CORRUPT_MARKERS):
-        where = paths.aof_dir if paths.aof_manifest.exists() else paths.legacy_rdb
         return (f"database file is corrupt at {where}: the engine refused to load it. Restore a backup, or move "
                 f"the file away to start empty. Server log ({paths.log}):\n{tail}")
     return f"the FalkorDB engine exited during start (code {code}). Server log ({paths.log}):\n{tail}"
