@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from .config import Settings
 from .errors import ConnectionFailed, InvalidInput, InvalidRepoName, QueryFailed, QueryTimeout, ResultTruncated
@@ -318,6 +318,35 @@ class Graph:
     def read(self, cypher: str, params: dict[str, Any] | None = None, *, name: str = "read") -> list[dict[str, Any]]:
         return self.query(cypher, params, name=name, read_only=True)
 
+    def row_window(self, default: int) -> int:
+        """How many rows one read may ask for: ``default``, or fewer than the server's result cap."""
+        cap = self.store.result_cap
+        return default if cap is None else max(1, min(default, cap - 1))
+
+    def read_each(
+        self, cypher: str, ids: list[Any], params: dict[str, Any] | None = None, *, key: str = "ids",
+        name: str = "read_each",
+    ) -> list[dict[str, Any]]:
+        """An ``UNWIND $ids`` read over any number of ids, in chunks whose answers stay below the result cap.
+
+        On a server without a cap this is one read. With a cap, a chunk that still comes back at the cap is
+        split in half and read again, down to one id; only then is the answer too big (ResultTruncated).
+        """
+        if self.store.result_cap is None or not ids:
+            return self.read(cypher, {**(params or {}), key: list(ids)}, name=name) if ids else []
+        out: list[dict[str, Any]] = []
+        pending = [list(ids[i:i + self.row_window(len(ids))]) for i in range(0, len(ids), self.row_window(len(ids)))]
+        while pending:
+            chunk = pending.pop(0)
+            try:
+                out.extend(self.read(cypher, {**(params or {}), key: chunk}, name=name))
+            except ResultTruncated:
+                if len(chunk) == 1:
+                    raise
+                half = len(chunk) // 2
+                pending[:0] = [chunk[:half], chunk[half:]]
+        return out
+
     def paged(
         self, cypher: str, params: dict[str, Any] | None = None, *, page_size: int = 5000, name: str = "paged"
     ) -> Iterator[dict[str, Any]]:
@@ -364,7 +393,10 @@ def redact_url(url: str) -> str:
             f"{k}=***" if k.lower() in ("password", "pass", "pwd", "token") else (f"{k}={v}" if sep else k)
             for k, sep, v in (q.partition("=") for q in query.split("&"))
         )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
 
 
 def _falkordb() -> Any:

@@ -35,8 +35,23 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def settings(data_dir: Path) -> Settings:
-    return Settings.from_env()
+def settings(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """The embedded engine; or, with RGUARD_TEST_SERVER=1, a standalone FalkorDB server started for the session
+    (result cap RGUARD_TEST_RESULTSET_SIZE, default 10000 like the official image) reached through FALKORDB_URL,
+    so the same tests prove server mode: ``RGUARD_TEST_SERVER=1 pytest -m "not realdata" tests/test_x.py``."""
+    if os.environ.get("RGUARD_TEST_SERVER") != "1":
+        yield Settings.from_env()
+        return
+    from tests.falkordb_server import Server
+
+    cap = int(os.environ.get("RGUARD_TEST_RESULTSET_SIZE") or 10000)
+    server = Server(tmp_path_factory.mktemp("falkordb-server"), cap=cap)
+    os.environ["FALKORDB_URL"] = server.url()
+    try:
+        yield Settings.from_env()
+    finally:
+        os.environ.pop("FALKORDB_URL", None)
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +59,8 @@ def store(settings: Settings) -> Iterator[Store]:
     s = open_store(settings)
     yield s
     s.close()
-    stop_engine(settings)  # the session's engine ends with the session
+    if s.embedded:
+        stop_engine(settings)  # the session's engine ends with the session
 
 
 @pytest.fixture
