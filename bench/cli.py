@@ -94,7 +94,7 @@ def write_cost(policy: str, writes: int) -> dict[str, Any]:
             from rguard_core.config import Settings
             from rguard_core.db import Store
 
-            store = Store(Settings(data_dir=d))
+            store = Store(Settings(data_dir=d, engine_fsync=policy))
             g = store.graph("rguard_test_bench_fsync")
             g.query("CREATE (:T {id: 'root', rev: 0})")
             per_write = []

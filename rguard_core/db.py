@@ -8,7 +8,6 @@ A read on a graph that does not exist yet returns no rows instead of raising.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import threading
 import time
@@ -139,7 +138,7 @@ class Store:
                                 lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
                                 self._client_kwargs())
         self.read_db: Any = self._db
-        read_url = settings.extra.get("FALKORDB_READ_URL") or os.environ.get("FALKORDB_READ_URL")
+        read_url = settings.falkordb_read_url
         if read_url and not self.embedded:
             self.read_target = redact_url(read_url)
             self.read_db = _connect(self.read_target, lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),

@@ -101,7 +101,7 @@ def test_read_only_queries_go_to_the_replica(server: Server, tmp_path: Path) -> 
     primary = Server(tmp_path / "p", cap=None)
     replica = Server(tmp_path / "r", cap=None, replica_of=primary.port)
     try:
-        st = Store(Settings(falkordb_url=primary.url(), extra={"FALKORDB_READ_URL": replica.url()}))
+        st = Store(Settings(falkordb_url=primary.url(), falkordb_read_url=replica.url()))
         g = st.graph("rguard_test_replica")
         g.query("CREATE (:T {id: 'x'})")
         deadline = time.monotonic() + 10

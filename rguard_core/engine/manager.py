@@ -54,13 +54,9 @@ class EngineStatus:
 
 
 def engine_options(settings: Settings) -> tuple[float, str]:
-    idle = float(settings.extra.get("RGUARD_ENGINE_IDLE_S") or os.environ.get("RGUARD_ENGINE_IDLE_S") or 1800)
-    fsync = settings.extra.get("RGUARD_ENGINE_FSYNC") or os.environ.get("RGUARD_ENGINE_FSYNC") or "always"
-    if fsync not in FSYNC_POLICIES:
-        raise ConfigError(f"RGUARD_ENGINE_FSYNC must be one of {', '.join(FSYNC_POLICIES)}, got {fsync!r}")
-    if idle <= 0:
-        raise ConfigError(f"RGUARD_ENGINE_IDLE_S must be positive, got {idle}")
-    return idle, fsync
+    if settings.engine_fsync not in FSYNC_POLICIES:
+        raise ConfigError(f"RGUARD_ENGINE_FSYNC must be one of {', '.join(FSYNC_POLICIES)}, got {settings.engine_fsync!r}")
+    return float(settings.engine_idle_s), settings.engine_fsync
 
 
 def _read_state(paths: EnginePaths) -> dict[str, Any]:

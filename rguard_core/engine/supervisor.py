@@ -139,7 +139,7 @@ def _migrate_legacy(conn: RespConnection, paths: EnginePaths) -> None:
     paths.legacy_rdb.rename(paths.legacy_rdb.with_name(paths.legacy_rdb.name + ".pre-aof"))
 
 
-def _idle_loop(proc: subprocess.Popen[bytes], conn: RespConnection, idle_s: float) -> None:
+def _idle_loop(proc: subprocess.Popen[bytes], conn: RespConnection, idle_s: float, paths: EnginePaths) -> None:
     poll_s = max(0.2, min(5.0, idle_s / 4))
     last_active = time.monotonic()
     prev: int | None = None
@@ -150,6 +150,9 @@ def _idle_loop(proc: subprocess.Popen[bytes], conn: RespConnection, idle_s: floa
             stats = conn.info("stats")
         except (OSError, ConnectionError, RespError):
             break  # the server went away; proc.wait below reaps it
+        if not paths.lock.exists():
+            _shutdown(conn)  # the data dir was removed (a temp dir cleaned up): nobody can reach this engine again
+            break
         cmds = int(stats.get("total_commands_processed", "0"))
         # our own two INFO calls count as commands and our connection as a client
         busy = int(info.get("connected_clients", "1")) > 1 or (prev is not None and cmds - prev > 2)
@@ -203,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             "migrated_from": str(paths.legacy_rdb) if legacy else None,
         })
         _write_json(paths.state, state)
-        _idle_loop(proc, conn, args.idle_s)
+        _idle_loop(proc, conn, args.idle_s, paths)
     except _Stop:
         if proc is not None and proc.poll() is None:
             with contextlib.suppress(OSError, ConnectionError):
