@@ -224,6 +224,19 @@ class Store:
     def has_graph(self, name: str) -> bool:
         return name in self.list_graphs()
 
+    def reconnect(self) -> None:
+        """After the embedded engine went away: ensure it runs again (raises when it cannot) and reconnect."""
+        if not self.embedded:
+            return
+        from .engine import ensure_engine
+
+        socket_path = ensure_engine(self.settings)
+        with contextlib.suppress(Exception):
+            self._db.connection.close()
+        self._db = _connect(self.target, lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
+                            self._client_kwargs())
+        self.read_db = self._db
+
     def ping(self) -> bool:
         try:
             self._db.connection.ping()
@@ -245,8 +258,15 @@ class Graph:
         self.store = store
         self.name = name
         self.log = log
-        self._g = store._db.select_graph(name)
-        self._ro = self._g if store.read_db is store._db else store.read_db.select_graph(name)
+
+    @property
+    def _g(self) -> Any:
+        # resolved per call: after the embedded engine restarts, the store holds a new client
+        return self.store._db.select_graph(self.name)
+
+    @property
+    def _ro(self) -> Any:
+        return self.store.read_db.select_graph(self.name)
 
     def with_log(self, log: QueryLog) -> Graph:
         return Graph(self.store, self.name, log)
@@ -264,18 +284,26 @@ class Graph:
         params = params or {}
         limit = timeout_ms or self.store.timeout_ms
         t0 = time.perf_counter()
-        try:
-            if read_only:
-                res = self._ro.ro_query(cypher, params, timeout=limit)
-            else:
-                res = self._g.query(cypher, params, timeout=limit)
-            header = [h[1] if isinstance(h, (list, tuple)) else h for h in (res.header or [])]
-            rows = [dict(zip(header, (_plain(v) for v in row), strict=False)) for row in res.result_set or []]
-        except Exception as e:  # noqa: BLE001 — translated into typed errors below
-            msg = str(e)
-            if "empty key" in msg and read_only:
-                rows = []
-            else:
+        for attempt in (1, 2):
+            try:
+                if read_only:
+                    res = self._ro.ro_query(cypher, params, timeout=limit)
+                else:
+                    res = self._g.query(cypher, params, timeout=limit)
+                header = [h[1] if isinstance(h, (list, tuple)) else h for h in (res.header or [])]
+                rows = [dict(zip(header, (_plain(v) for v in row), strict=False)) for row in res.result_set or []]
+                break
+            except Exception as e:  # noqa: BLE001 — translated into typed errors below
+                msg = str(e)
+                if "empty key" in msg and read_only:
+                    rows = []
+                    break
+                if self.store.embedded and _is_connection_error(e):
+                    # the engine was stopped or killed: start it again for this and later statements; a read is
+                    # safe to repeat, a write is not (it may have been applied), so only a read is retried
+                    self.store.reconnect()
+                    if read_only and attempt == 1:
+                        continue
                 raise _translate(e, self, cypher, params, limit) from e
         cap = self.store.result_cap
         if cap is not None and len(rows) >= cap:
@@ -426,6 +454,12 @@ def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[st
         raise ConnectionFailed(target, e) from e
     except Exception as e:  # noqa: BLE001 — any other driver failure is a connection failure here
         raise ConnectionFailed(target, e) from e
+
+
+def _is_connection_error(e: Exception) -> bool:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    return isinstance(e, (RedisConnectionError, ConnectionRefusedError, BrokenPipeError, FileNotFoundError))
 
 
 def _translate(e: Exception, graph: Graph, cypher: str, params: dict[str, Any], limit: int) -> Exception:

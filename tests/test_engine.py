@@ -264,3 +264,22 @@ def test_an_engine_that_crashes_loading_its_file_is_a_clear_error(data_dir: Path
     res = cli(data_dir, "repos")
     assert res.returncode == 2 and f"crashed while loading the database file at {paths.aof_dir}" in res.stderr
     assert "Traceback" not in res.stderr and servers_for(data_dir) == []
+
+
+def test_a_long_lived_store_survives_an_engine_kill(data_dir: Path) -> None:
+    """The dashboard holds one Store for hours: after the engine is killed a read restarts it and succeeds; a
+    write in flight is not repeated (it may have been applied) but says so, and the next write works."""
+    from rguard_core.db import Store
+    from rguard_core.errors import ConnectionFailed
+
+    st = Store(Settings(data_dir=data_dir))
+    g = st.graph("rguard_test_survive")
+    g.query("CREATE (:T {id: 'a'})")
+    kill_engine(data_dir)
+    assert g.read("MATCH (t:T) RETURN t.id AS id") == [{"id": "a"}]
+    kill_engine(data_dir)
+    with pytest.raises(ConnectionFailed, match="may or may not have been applied"):
+        g.query("CREATE (:T {id: 'b'})")
+    g.query("CREATE (:T {id: 'c'})")
+    assert sorted(r["id"] for r in g.read("MATCH (t:T) RETURN t.id AS id")) in (["a", "b", "c"], ["a", "c"])
+    st.close()
