@@ -20,7 +20,7 @@ import pytest
 
 from rguard_core.config import Settings
 from rguard_core.engine import EnginePaths, engine_status, stop_engine
-from rguard_core.engine.manager import _lock_held
+from rguard_core.engine.manager import _alive
 from rguard_core.engine.resp import RespConnection, RespError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,12 +74,13 @@ def engine_pid(data_dir: Path) -> int:
 
 
 def kill_engine(data_dir: Path) -> None:
-    """SIGKILL the server process and wait until the kernel has released its lock."""
-    os.kill(engine_pid(data_dir), signal.SIGKILL)
+    """SIGKILL the server process and wait until it is gone (a client in flight may already start a new one)."""
+    pid = engine_pid(data_dir)
+    os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while _lock_held(EnginePaths.for_dir(data_dir)) and time.monotonic() < deadline:
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not _lock_held(EnginePaths.for_dir(data_dir))
+    assert not _alive(pid)
 
 
 def test_two_starters_at_once_end_with_one_engine(data_dir: Path) -> None:

@@ -32,6 +32,7 @@ from .resp import RespConnection, RespError, ping
 
 START_TIMEOUT_S = 120.0  # a big append-only file loads for a while; a dead start is noticed at once
 STOP_TIMEOUT_S = 20.0
+UNRESPONSIVE_S = 15.0  # a loaded engine that stops answering PING (hung, stopped) for this long is reported
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,8 @@ def _spawn(paths: EnginePaths, lock_fd: int, idle_s: float, fsync: str) -> subpr
 
 def _wait_ready(paths: EnginePaths, proc: subprocess.Popen[bytes] | None) -> bool:
     """Wait for the engine we started (``proc``) or one that already lives; False when the latter died first."""
-    deadline = time.monotonic() + START_TIMEOUT_S
+    started = time.monotonic()
+    deadline = started + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if _ready(paths):
             return True
@@ -188,6 +190,10 @@ def _wait_ready(paths: EnginePaths, proc: subprocess.Popen[bytes] | None) -> boo
             if not _lock_held(paths):
                 return False
             state = _read_state(paths)
+            if state.get("state") == "ready" and time.monotonic() - started > UNRESPONSIVE_S:
+                raise EngineStartFailed(paths.data_dir, f"the engine (pid {state.get('pid')}) holds this data dir but "
+                                        f"has not answered for {UNRESPONSIVE_S:.0f} s; stop it with "
+                                        "`python -m rguard_core engine stop`")
             if state.get("state") == "starting" and not _alive(state.get("supervisor_pid")) and ping(paths.socket):
                 return True  # its supervisor was killed after the server came up: the server itself is fine
         elif proc.poll() is not None:
