@@ -126,7 +126,7 @@ class Store:
             self.target = redact_url(settings.falkordb_url)
             self.embedded = False
             self._db: Any = _connect(self.target, lambda kw: _falkordb().FalkorDB.from_url(settings.falkordb_url, **kw),
-                                     self._client_kwargs())
+                                     self._client_kwargs(), secret=_password(settings.falkordb_url))
             self._check_server_settings()
         else:
             from .engine import ensure_engine
@@ -142,7 +142,7 @@ class Store:
         if read_url and not self.embedded:
             self.read_target = redact_url(read_url)
             self.read_db = _connect(self.read_target, lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
-                                    self._client_kwargs())
+                                    self._client_kwargs(), secret=_password(read_url))
 
     def _client_kwargs(self) -> dict[str, Any]:
         from redis.backoff import NoBackoff
@@ -432,7 +432,14 @@ def _falkordb() -> Any:
     return falkordb
 
 
-def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[str, Any]) -> Any:
+def _password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[str, Any], secret: str | None = None) -> Any:
     """Open and ping a client; driver failures become one ConnectionFailed that says what to do."""
     from redis.exceptions import AuthenticationError, ResponseError
 
@@ -451,9 +458,13 @@ def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[st
         if "NOAUTH" in str(e) or "WRONGPASS" in str(e):
             raise ConnectionFailed(target, "the server needs a password; put it in FALKORDB_URL as "
                                    "redis://:PASSWORD@host:port") from e
-        raise ConnectionFailed(target, e) from e
+        raise ConnectionFailed(target, _scrub(str(e), secret)) from e
     except Exception as e:  # noqa: BLE001 — any other driver failure is a connection failure here
-        raise ConnectionFailed(target, e) from e
+        raise ConnectionFailed(target, _scrub(str(e), secret)) from e
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret else text
 
 
 def _is_connection_error(e: Exception) -> bool:

@@ -121,6 +121,17 @@ def test_read_only_queries_go_to_the_replica(server: Server, tmp_path: Path) -> 
         primary.stop()
 
 
+def test_a_server_time_ceiling_below_ours_is_used(tmp_path: Path) -> None:
+    s = Server(tmp_path, cap=None, timeout_max=700)
+    try:
+        st = Store(Settings(falkordb_url=s.url(), query_timeout_ms=10_000))
+        assert st.timeout_ms == 700 and any("TIMEOUT_MAX 700" in n for n in st.notes)
+        st.graph("rguard_test_ceiling").query("CREATE (:T {id: 'x'})")  # a query within the ceiling is accepted
+        st.close()
+    finally:
+        s.stop()
+
+
 def test_password_protected_server_without_password_says_so(tmp_path: Path) -> None:
     s = Server(tmp_path, cap=None, password="s3cret-pw")
     try:
