@@ -22,6 +22,7 @@ import pytest
 
 from rguard_core.config import Settings
 from rguard_core.db import Store, redact_url
+from rguard_core.engine import stop_engine
 from rguard_core.errors import ConnectionFailed, ResultTruncated
 from rguard_core.memory import status
 from rguard_core.memory.status import recompute
@@ -61,8 +62,20 @@ def test_an_unpaged_read_at_the_cap_is_an_error_not_half_an_answer(server_store:
     assert len(rows) == count["c"] > CAP
 
 
-def test_seed_status_recompute_export_and_views_match_the_embedded_engine(server_store: Store, store: Store) -> None:
-    load_demo(store)
+@pytest.fixture(scope="module")
+def fresh_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """An embedded engine of its own holding just the demo seed (the session's graphs are changed by other tests)."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("fresh-embedded"))
+    st = Store(settings)
+    load_demo(st)
+    yield st
+    st.close()
+    stop_engine(settings)
+
+
+def test_seed_status_recompute_export_and_views_match_the_embedded_engine(server_store: Store,
+                                                                         fresh_store: Store) -> None:
+    store = fresh_store
     from rguard_core.export import export_graph
     from rguard_core.views import build_view
 
