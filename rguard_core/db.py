@@ -143,6 +143,7 @@ class Store:
             self.read_target = redact_url(read_url)
             self.read_db = _connect(self.read_target, lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
                                     self._client_kwargs(), secret=_password(read_url))
+            self._check_server_settings(self.read_db)
 
     def _client_kwargs(self) -> dict[str, Any]:
         from redis.backoff import NoBackoff
@@ -152,20 +153,24 @@ class Store:
         return {"socket_timeout": self._socket_timeout_s(), "socket_connect_timeout": 5.0,
                 "retry": Retry(NoBackoff(), 0)}
 
-    def _check_server_settings(self) -> None:
+    def _check_server_settings(self, db: Any = None) -> None:
         """Read the server's result cap and query time ceiling, and live within them."""
-        cap = self._config_get("RESULTSET_SIZE")
-        if cap is not None and cap >= 0:
+        db = db or self._db
+        cap = self._config_get("RESULTSET_SIZE", db)
+        if cap == 0:
+            raise ConnectionFailed(self.target, "the server returns no rows at all (RESULTSET_SIZE 0); set it to -1 "
+                                   "(unlimited) or at least 1000")
+        if cap is not None and cap > 0 and (self.result_cap is None or cap < self.result_cap):
             self.result_cap = cap
             self.notes.append(f"server caps results at {cap} rows (RESULTSET_SIZE); bulk reads page below it")
-        ceiling = self._config_get("TIMEOUT_MAX")
+        ceiling = self._config_get("TIMEOUT_MAX", db)
         if ceiling and 0 < ceiling < self.timeout_ms:
             self.notes.append(f"server TIMEOUT_MAX {ceiling} ms is below RGUARD_QUERY_TIMEOUT_MS; using {ceiling} ms")
             self.timeout_ms = ceiling
 
-    def _config_get(self, key: str) -> int | None:
+    def _config_get(self, key: str, db: Any) -> int | None:
         try:
-            reply = self._db.connection.execute_command("GRAPH.CONFIG", "GET", key)
+            reply = db.connection.execute_command("GRAPH.CONFIG", "GET", key)
         except Exception:  # noqa: BLE001 — an old server without this key: keep the defaults
             return None
         if isinstance(reply, list) and len(reply) == 2 and not isinstance(reply[0], list):
