@@ -284,3 +284,15 @@ def test_a_long_lived_store_survives_an_engine_kill(data_dir: Path) -> None:
     g.query("CREATE (:T {id: 'c'})")
     assert sorted(r["id"] for r in g.read("MATCH (t:T) RETURN t.id AS id")) in (["a", "b", "c"], ["a", "c"])
     st.close()
+
+
+def test_a_deep_data_dir_gets_a_short_socket_path(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60) / "data"
+    paths = EnginePaths.for_dir(deep)
+    assert len(str(paths.socket)) < 108 and not str(paths.socket).startswith(str(deep))
+    try:
+        assert cli(deep, "repos").returncode == 0
+        assert servers_for(deep) and ok_json(deep, "engine", "status")["socket"] == str(paths.socket)
+    finally:
+        stop_engine(Settings(data_dir=deep))
+    assert servers_for(deep) == []
