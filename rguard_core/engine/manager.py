@@ -125,6 +125,14 @@ def ensure_engine(settings: Settings) -> Path:
         return paths.socket
     idle_s, fsync = engine_options(settings)
     _prepare_dir(paths)
+    try:
+        return _start_or_join(paths, idle_s, fsync)
+    except OSError as e:
+        raise EngineStartFailed(paths.data_dir, f"cannot use the engine's files ({e.strerror or e}: "
+                                f"{e.filename or paths.data_dir}); is the data dir another user's?") from e
+
+
+def _start_or_join(paths: EnginePaths, idle_s: float, fsync: str) -> Path:
     with _flock(paths.start_lock, START_TIMEOUT_S):
         for _attempt in range(3):
             if _ready(paths):
