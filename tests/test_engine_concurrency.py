@@ -1,4 +1,4 @@
-"""16 CLI processes on one data dir at once — corrections, quarantines, feedback and an ingest — share one engine:
+"""16 CLI processes on one data dir at once — corrections, quarantines, feedback and two ingests — share one engine:
 every write a process acknowledged is in the graph afterwards (also after the engine is SIGKILLed), a lost
 compare-and-set is reported as a conflict, and nothing else fails."""
 
@@ -28,7 +28,8 @@ def test_sixteen_processes_lose_no_acknowledged_write(data_dir: Path, tmp_path: 
     assert len(claims) >= 7 and len(decisions) >= 3
     other = tmp_path / "other"
     (other / "repos" / "acme").mkdir(parents=True)
-    (other / "repos" / "acme" / "other").symlink_to(SNAPSHOT / "repos" / "acme" / "ledger", target_is_directory=True)
+    for name in ("other", "third"):
+        (other / "repos" / "acme" / name).symlink_to(SNAPSHOT / "repos" / "acme" / "ledger", target_is_directory=True)
 
     jobs: list[tuple[str, list[str]]] = []
     for c in claims[:6]:  # six reviewers correct six different claims
@@ -40,10 +41,11 @@ def test_sixteen_processes_lose_no_acknowledged_write(data_dir: Path, tmp_path: 
     for i, src in enumerate(QUARANTINE_SOURCES):
         jobs.append((f"quarantine:q{i}", ["memory", "quarantine", src, "--workspace", f"q{i}", "--reason", "forged",
                                           "--by", "sec", "--json"]))
-    for d in decisions[:3]:
+    for d in decisions[:2]:
         jobs.append((f"feedback:{d}", ["feedback", "--repo", repo, "--decision", d, "--kind", "ack", "--by", "fb",
                                        "--reason", "checked"]))
-    jobs.append(("ingest", ["ingest", "snapshot", str(other), "--repo", "acme/other", "--json"]))
+    for name in ("other", "third"):  # two ingests of different repositories at once
+        jobs.append((f"ingest:{name}", ["ingest", "snapshot", str(other), "--repo", f"acme/{name}", "--json"]))
     assert len(jobs) == 16
 
     procs = [(name, subprocess.Popen([sys.executable, "-m", "rguard_core", *args], env=env_for(data_dir), cwd=ROOT,
@@ -73,7 +75,9 @@ def test_sixteen_processes_lose_no_acknowledged_write(data_dir: Path, tmp_path: 
             assert q["claims"][QUOTED_BY[QUARANTINE_SOURCES[i]]]["holds"] is False, f"{name} acknowledged, then lost"
     export = ok_json(data_dir, "export", "--repo", repo)
     acked = {n["props"]["target_id"] for n in export["nodes"] if n["props"].get("kind") == "ack"}
-    assert {d for d in decisions[:3] if results[f"feedback:{d}"][0] == 0} <= acked
-    assert "acme/other" in ok_json(data_dir, "repos")["repos"]
-    other_decisions = sum("Decision" in n["labels"] for n in ok_json(data_dir, "export", "--repo", "acme/other")["nodes"])
-    assert other_decisions == sum("Decision" in n["labels"] for n in export["nodes"])
+    assert {d for d in decisions[:2] if results[f"feedback:{d}"][0] == 0} <= acked
+    listed = ok_json(data_dir, "repos")["repos"]
+    for name in ("other", "third"):
+        assert f"acme/{name}" in listed
+        nodes = ok_json(data_dir, "export", "--repo", f"acme/{name}")["nodes"]
+        assert sum("Decision" in n["labels"] for n in nodes) == sum("Decision" in n["labels"] for n in export["nodes"])
