@@ -199,6 +199,21 @@ def test_the_engine_stops_itself_when_idle(data_dir: Path) -> None:
     assert cli(data_dir, "repos").returncode == 0  # and the next user starts it again
 
 
+def test_a_connected_client_keeps_the_engine_from_idling_out(data_dir: Path) -> None:
+    """The dashboard holds its connection for hours without a query: that is not idle."""
+    from rguard_core.db import Store
+
+    st = Store(Settings(data_dir=data_dir, engine_idle_s=1))
+    pid = engine_pid(data_dir)
+    time.sleep(4)
+    assert servers_for(data_dir) == [pid]
+    st.close()
+    deadline = time.monotonic() + 20
+    while servers_for(data_dir) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert servers_for(data_dir) == []
+
+
 def test_every_acknowledged_write_survives_a_sigkill(data_dir: Path) -> None:
     ingest = ok_json(data_dir, "ingest", "snapshot", str(SNAPSHOT))
     repo = ingest["repo"]
