@@ -17,6 +17,7 @@ from .adr import parse_adr
 from .extract.base import Candidate, Extractor, Proposal, SourceDoc
 from .links import parse_links
 from .model import Comment, Commit, Doc, FileChange, Issue, PullRequest, RepoHistory
+from .reverts import RevertIndex, RevertLink
 
 NOISE_TITLE = re.compile(
     r"^\s*(?:revert\s+\"\s*)?(?:bump\b|release\b|version\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|chore(?:\(deps\))?:|"
@@ -62,11 +63,26 @@ class Coverage:
 
 
 @dataclass
+class Known:
+    """What the graph already holds when PRs and commits are appended to it (incremental ingest): the numbers
+    links may point at, and the changes a revert may name. Empty for a fresh ingest."""
+
+    pr_numbers: set[int] = field(default_factory=set)
+    issue_numbers: set[int] = field(default_factory=set)
+    reverts: RevertIndex = field(default_factory=RevertIndex)
+
+
+@dataclass
 class GraphBatch:
     nodes: dict[tuple[str, ...], dict[str, dict[str, Any]]] = field(default_factory=lambda: defaultdict(dict))
     edges: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = field(
         default_factory=lambda: defaultdict(dict)
     )
+    # incremental ingest: derived data written as increments, not absolute values (see writer.write_increments)
+    incremental: bool = False
+    active: dict[str, str] = field(default_factory=dict)  # person id -> latest activity in this batch
+    edits: dict[tuple[str, str], tuple[int, str | None]] = field(default_factory=dict)  # (person id, file id) -> n, last
+    reverts: list[RevertLink] = field(default_factory=list)  # in the order the reverting changes landed
 
     def node(self, node_labels: tuple[str, ...], nid: str, **props: Any) -> str:
         cur = self.nodes[node_labels].get(nid)
@@ -84,15 +100,18 @@ class GraphBatch:
 
 
 class _Builder:
-    def __init__(self, hist: RepoHistory, extractor: Extractor, progress: Progress | None) -> None:
+    def __init__(self, hist: RepoHistory, extractor: Extractor, progress: Progress | None,
+                 known: Known | None = None) -> None:
         self.h = hist
         self.ex = extractor
         self.progress = progress
-        self.b = GraphBatch()
+        self.known = known
+        self.b = GraphBatch(incremental=known is not None)
         self.cov = Coverage(problems=list(hist.problems))
         self.texts: dict[str, str] = {}
-        self.pr_numbers = {p.number for p in hist.pulls}
-        self.issue_numbers = {i.number for i in hist.issues}
+        self.pr_numbers = {p.number for p in hist.pulls} | (known.pr_numbers if known else set())
+        self.issue_numbers = {i.number for i in hist.issues} | (known.issue_numbers if known else set())
+        self.revert_links = self._resolve_reverts(known.reverts if known else RevertIndex())
         self.last_active: dict[str, str] = {}
         self.editors: dict[str, Counter[str]] = defaultdict(Counter)
         self.edit_last: dict[tuple[str, str], str] = {}
@@ -204,13 +223,31 @@ class _Builder:
             self._link("FIXES", sid, n)
         for n in ln.depends_on:
             self._link("DEPENDS_ON", sid, n)
-        targets = set(ln.reverts)
-        if ln.reverts_title:
-            targets |= {p.number for p in self.h.pulls if p.title == ln.reverts_title and f"pr:{p.number}" != sid}
-        for sha in ln.reverts_shas:
-            targets |= {p.number for p in self.h.pulls if p.merge_commit_sha and p.merge_commit_sha.startswith(sha)}
-        for n in targets:
-            self._link("REVERTS", sid, n)
+        for rv in self.revert_links.get(sid, []):
+            self.b.edge("REVERTS", sid, rv.target, "Source", "Source", form=rv.form)
+            self.b.reverts.append(rv)
+
+    def _resolve_reverts(self, index: RevertIndex) -> dict[str, list[RevertLink]]:
+        """Reverts of every PR and commit in landing order, each resolved against the changes before it (so a
+        re-done change with the same title is not taken for what an earlier revert undid)."""
+        items: list[tuple[str, str, str, str, tuple[str, ...], int | None]] = []
+        for p in self.h.pulls:
+            if p.merged or p.state == "open":
+                items.append((p.merged_at or p.created_at or "", f"pr:{p.number}", p.title, p.body,
+                              (p.merge_commit_sha or "",), p.number))
+        for c in self.h.commits:
+            title = c.message.split("\n", 1)[0].strip()
+            if c.pr_number is not None and c.pr_number in self.pr_numbers:
+                index.add(f"pr:{c.pr_number}", None, (c.sha,))  # a commit of a PR: its sha names the PR
+                continue
+            items.append((c.date or "", f"commit:{c.sha}", title, c.message, (c.sha,), None))
+        out: dict[str, list[RevertLink]] = {}
+        for _, sid, title, body, shas, number in sorted(items, key=lambda x: x[0]):
+            links = index.resolve(sid, title, body)
+            if links:
+                out[sid] = links
+            index.add(sid, title, shas, number)
+        return out
 
     def _link(self, rel: str, sid: str, n: int) -> None:
         if n in self.issue_numbers:
@@ -248,6 +285,8 @@ class _Builder:
 
     def issue_claims(self, issue_id: str) -> list[str]:
         key = f"_claims:{issue_id}"
+        if issue_id not in self.texts:
+            return []  # an issue already in the graph that this batch does not carry: its claims are there
         if key not in self.texts:
             prop = self.ex.extract(SourceDoc(issue_id, "issue", self.texts[issue_id], "claims",
                                              self.b.nodes[("Source", "Issue")][issue_id].get("title", "")))
@@ -317,6 +356,9 @@ class _Builder:
             self.b.edge("SUPERSEDES", new_d, old_d, "Decision", "Decision")
 
     def people(self) -> None:
+        if self.b.incremental:
+            self._people_increments()
+            return
         for login, p in self.h.people.items():
             self.b.node(("Person",), f"person:{login}", login=login, is_bot=p.is_bot, name=p.name,
                         last_active=self.last_active.get(login))
@@ -334,9 +376,26 @@ class _Builder:
             self.b.edge("COLLABORATED", f"person:{c}", f"person:{a}", "Person", "Person", weight=w)
 
 
-def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | None = None) -> tuple[GraphBatch, Coverage]:
-    """Every node and edge for ``hist``; quotes that are not verbatim are dropped and counted."""
-    bd = _Builder(hist, extractor, progress)
+    def _people_increments(self) -> None:
+        """Appending: last activity and edit counts become increments the writer adds to what is stored, so
+        the cost follows the batch, not the history (COLLABORATED follows from new EDITED pairs there)."""
+        for login, p in self.h.people.items():
+            self.b.node(("Person",), f"person:{login}", login=login, is_bot=p.is_bot, name=p.name)
+            if login in self.last_active:
+                self.b.active[f"person:{login}"] = self.last_active[login]
+        for path, eds in self.editors.items():
+            for e, n in eds.items():
+                if not self.h.people[e].is_bot:
+                    self.b.edits[(f"person:{e}", f"file:{path}")] = (n, self.edit_last.get((e, path)))
+
+
+def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | None = None,
+                known: Known | None = None) -> tuple[GraphBatch, Coverage]:
+    """Every node and edge for ``hist``; quotes that are not verbatim are dropped and counted.
+
+    With ``known`` the batch is an append to a graph that already holds those PRs and issues: links may
+    point at them, and people's activity and edit counts are written as increments."""
+    bd = _Builder(hist, extractor, progress, known)
     for login in list(hist.people):
         hist.person(login)
     for i, issue in enumerate(hist.issues):

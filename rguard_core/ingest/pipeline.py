@@ -7,6 +7,7 @@ LLM leaves the graph untouched. The write itself is idempotent: after a crash, r
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,13 +18,13 @@ from ..config import Settings
 from ..db import Store, validate_repo
 from ..errors import InvalidInput
 from ..schema import ensure_schema
-from .build import Coverage, build_graph
+from .build import Coverage, Known, build_graph
 from .collect import collect_history, collect_pr_history
 from .extract.base import Extractor
 from .extract.offline import OfflineExtractor
 from .model import RepoHistory
 from .rest import SnapshotSource
-from .writer import write_batch
+from .writer import mark_reverted, write_batch, write_increments
 
 Progress = Callable[[str, int, int], None]
 EXTRACTORS = ("offline", "llm")
@@ -72,6 +73,7 @@ def ingest_history(
     ensure_schema(graph)
     _mark(graph, repo, source, "writing", url=hist.url)
     written = write_batch(graph, batch, progress, fresh=fresh)
+    written["reverted"] = mark_reverted(graph, batch)
     _mark(graph, repo, source, "complete", url=hist.url, coverage=coverage.as_dict())
     t2 = time.perf_counter()
     _recompute_support(graph, fresh)
@@ -79,6 +81,102 @@ def ingest_history(
     timings = {"collect": round(t_collect, 3), "extract": round(t1 - t0, 3), "write": round(t2 - t1, 3),
                "support": round(t3 - t2, 3)}
     return IngestResult(repo, graph.name, source, extractor.name, coverage, timings, written)
+
+
+def append_history(
+    store: Store, hist: RepoHistory, extractor: Extractor, source: str, known: Known,
+    progress: Progress | None = None, t_collect: float = 0.0,
+) -> IngestResult:
+    """Append PRs, commits and issues to a graph that already holds earlier history (incremental ingest).
+
+    ``known`` says what the graph holds (``known_from_graph`` reads it for the numbers and titles the new
+    items name). Nodes and edges are merged on ids; derived data (people's activity, EDITED, COLLABORATED)
+    is added as increments and support is settled for the new decisions only, so the cost of an append
+    follows its size, not the history's. ``known`` is updated with what was appended."""
+    repo = validate_repo(hist.repo)
+    graph = store.repo_graph(repo)
+    if not graph.exists():
+        res = ingest_history(store, hist, extractor, source, progress, t_collect)
+        remember(known, hist)
+        return res
+    t0 = time.perf_counter()
+    batch, coverage = build_graph(hist, extractor, progress, known=known)
+    t1 = time.perf_counter()
+    _mark(graph, repo, source, "writing", url=hist.url)
+    written = write_batch(graph, batch, progress, fresh=False)
+    written.update(write_increments(graph, batch))
+    written["reverted"] = mark_reverted(graph, batch)
+    _mark(graph, repo, source, "complete", url=hist.url, coverage=coverage.as_dict())
+    t2 = time.perf_counter()
+    _settle_new(graph, sorted(k for lbl, rows in batch.nodes.items() if "Decision" in lbl for k in rows))
+    t3 = time.perf_counter()
+    remember(known, hist)
+    timings = {"collect": round(t_collect, 3), "extract": round(t1 - t0, 3), "write": round(t2 - t1, 3),
+               "support": round(t3 - t2, 3)}
+    return IngestResult(repo, graph.name, source, extractor.name, coverage, timings, written)
+
+
+def remember(known: Known, hist: RepoHistory) -> None:
+    """Add a history's PRs, issues and changes to ``known`` (what the next append may link to)."""
+    known.pr_numbers |= {p.number for p in hist.pulls}
+    known.issue_numbers |= {i.number for i in hist.issues}
+    nums = known.pr_numbers
+    for p in sorted(hist.pulls, key=lambda p: p.merged_at or p.created_at or ""):
+        if p.merged:
+            known.reverts.add(f"pr:{p.number}", p.title, (p.merge_commit_sha or "",), p.number)
+    for c in hist.commits:
+        if c.pr_number is not None and c.pr_number in nums:
+            known.reverts.add(f"pr:{c.pr_number}", None, (c.sha,))
+        else:
+            known.reverts.add(f"commit:{c.sha}", c.message.split("\n", 1)[0].strip(), (c.sha,))
+
+
+def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
+    """What an existing graph holds that the new items may name: PR and issue numbers, and the titles and
+    commits of the changes a revert among them may point at (only those asked about are read)."""
+    from .links import parse_links
+    from .reverts import revert_numbers
+
+    nums: set[int] = set()
+    titles: set[str] = set()
+    shas: set[str] = set()
+    texts = [(p.title, p.body) for p in hist.pulls] + [(c.message.split("\n", 1)[0], c.message) for c in hist.commits]
+    texts += [("", i.body) for i in hist.issues]
+    for title, body in texts:
+        ln = parse_links(body, title)
+        nums |= ln.fixes | ln.references | ln.depends_on | ln.reverts | revert_numbers(body)
+        shas |= {s.lower() for s in ln.reverts_shas}
+        if ln.reverts_title:
+            titles.add(ln.reverts_title.strip())
+            titles.add(re.sub(r"\s*\(#\d+\)\s*$", "", ln.reverts_title).strip())
+            nums |= {int(x) for x in re.findall(r"\(#(\d+)\)\s*$", ln.reverts_title)}
+    nums |= {c.pr_number for c in hist.commits if c.pr_number is not None}
+    nums |= {d.added_by_pr for d in hist.docs if d.added_by_pr is not None}
+    known = Known()
+    for r in graph.read("MATCH (s:Source) WHERE (s:PR OR s:Issue) AND s.number IN $nums "
+                        "RETURN s.number AS n, s:PR AS is_pr, s.title AS title, s.merge_commit_sha AS sha",
+                        {"nums": sorted(nums)}, name="append.known_numbers"):
+        if r["is_pr"]:
+            known.pr_numbers.add(int(r["n"]))
+            known.reverts.add(f"pr:{r['n']}", None, (r["sha"] or "",), int(r["n"]))
+        else:
+            known.issue_numbers.add(int(r["n"]))
+    if titles or shas:
+        full = sorted(s for s in shas if len(s) == 40)
+        short = sorted(s for s in shas if len(s) < 40)
+        for r in graph.read(
+            "MATCH (s:Source) WHERE (s:PR AND (s.title IN $titles OR s.merge_commit_sha IN $full)) "
+            "OR (s:Commit AND (s.sha IN $full OR any(x IN $short WHERE s.sha STARTS WITH x) "
+            "OR any(t IN $titles WHERE s.message STARTS WITH t))) "
+            "RETURN s.id AS id, s:PR AS is_pr, s.number AS n, s.title AS title, s.sha AS sha, "
+            "s.merge_commit_sha AS msha, s.message AS message, coalesce(s.merged_at, s.date, '') AS at "
+            "ORDER BY at", {"titles": sorted(titles), "full": full, "short": short}, name="append.known_reverts"):
+            if r["is_pr"]:
+                known.pr_numbers.add(int(r["n"]))
+                known.reverts.add(r["id"], r["title"], (r["msha"] or "",), int(r["n"]))
+            else:
+                known.reverts.add(r["id"], (r["message"] or "").split("\n", 1)[0].strip(), (r["sha"] or "",))
+    return known
 
 
 def ingest_snapshot(
@@ -142,6 +240,28 @@ def _mark(graph: Any, repo: str, source: str, state: str, url: str | None = None
          "cov": json.dumps(coverage, default=str) if coverage is not None else None},
         name="ingest.mark",
     )
+
+
+def _settle_new(graph: Any, decision_ids: list[str]) -> None:
+    """Support after an append. New claims, justifications and decisions were created holding; a new decision
+    without a justification does not hold. When nothing in the graph was ever quarantined or corrected, that
+    is all the support engine would change; otherwise it recomputes (rare on a CI append)."""
+    from ..memory.engine import recompute_all
+    from ..memory.graphio import STATE_ID
+
+    touched = graph.read(
+        "MATCH (s:Source) WHERE s.quarantined = true RETURN s.id AS id LIMIT 1 UNION "
+        "MATCH (c:Claim) WHERE c.holds = false OR c.status = 'superseded' RETURN c.id AS id LIMIT 1",
+        name="append.corrections_exist")
+    if touched:
+        recompute_all(graph)
+        return
+    if decision_ids:
+        graph.query("UNWIND $ids AS did MATCH (d:Decision {id: did}) WHERE NOT (d)<-[:JUSTIFIES]-(:Justification) "
+                    "SET d.holds = false", {"ids": decision_ids}, name="append.unsupported")
+    # the graph changed: a reviewer's preview taken before this append must be redone (revision check)
+    graph.query("MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1 ON MATCH SET m.rev = m.rev + 1",
+                {"id": STATE_ID}, name="append.state")
 
 
 def _recompute_support(graph: Any, fresh: bool) -> None:
