@@ -370,7 +370,7 @@ class _Builder:
                             last_at=self.edit_last.get((e, path)))
             for i, a in enumerate(humans):
                 for c in humans[i + 1:]:
-                    pair_weight[(a, c)] += 1
+                    pair_weight[(min(a, c), max(a, c))] += 1  # one key per pair, whatever the files' order
         for (a, c), w in pair_weight.items():
             self.b.edge("COLLABORATED", f"person:{a}", f"person:{c}", "Person", "Person", weight=w)
             self.b.edge("COLLABORATED", f"person:{c}", f"person:{a}", "Person", "Person", weight=w)

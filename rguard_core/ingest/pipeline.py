@@ -168,27 +168,77 @@ def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
             "MATCH (s:Source) WHERE (s:PR AND (s.title IN $titles OR s.merge_commit_sha IN $full)) "
             "OR (s:Commit AND (s.sha IN $full OR any(x IN $short WHERE s.sha STARTS WITH x) "
             "OR any(t IN $titles WHERE s.message STARTS WITH t))) "
-            "RETURN s.id AS id, s:PR AS is_pr, s.number AS n, s.title AS title, s.sha AS sha, "
+            "OPTIONAL MATCH (s)-[:PART_OF]->(pr:PR) "
+            "RETURN s.id AS id, s:PR AS is_pr, s.number AS n, s.title AS title, s.sha AS sha, pr.id AS part_of, "
             "s.merge_commit_sha AS msha, s.message AS message, coalesce(s.merged_at, s.date, '') AS at "
             "ORDER BY at", {"titles": sorted(titles), "full": full, "short": short}, name="append.known_reverts"):
             if r["is_pr"]:
                 known.pr_numbers.add(int(r["n"]))
                 known.reverts.add(r["id"], r["title"], (r["msha"] or "",), int(r["n"]))
+            elif r["part_of"]:
+                known.reverts.add(r["part_of"], None, (r["sha"] or "",))  # a PR's commit names the PR
             else:
                 known.reverts.add(r["id"], (r["message"] or "").split("\n", 1)[0].strip(), (r["sha"] or "",))
     return known
 
 
+@dataclass(frozen=True)
+class Window:
+    """Which merged PRs of a snapshot to append: merged after ``since`` and up to ``until`` (ISO times, either
+    open). ``--since-pr N`` / ``--until-pr N`` are turned into N's merge time, so "after #N" means "merged
+    after #N was", the order PRs landed in (numbers are the order they were opened)."""
+
+    since: str | None = None
+    until: str | None = None
+
+    def keep(self, raw: dict[str, Any]) -> bool:
+        at = raw.get("merged_at")
+        if not at:
+            return False  # an unmerged PR has not landed; it comes with the append after it merges
+        return (self.since is None or str(at) > self.since) and (self.until is None or str(at) <= self.until)
+
+
+def snapshot_window(src: SnapshotSource, since_pr: int | None = None, until_pr: int | None = None,
+                    merged_after: str | None = None, merged_before: str | None = None) -> Window:
+    """The window from PR numbers or merged-at times (the later bound wins when both name a start)."""
+    def merged_at(n: int, what: str) -> str:
+        raw = src.pull(n)
+        if raw is None:
+            raise InvalidInput(f"{what} #{n}: {src.repo} has no pull request #{n} in this snapshot")
+        if not raw.get("merged_at"):
+            raise InvalidInput(f"{what} #{n}: that pull request was never merged, so it marks no point in history")
+        return str(raw["merged_at"])
+
+    for label, v in (("--merged-after", merged_after), ("--merged-before", merged_before)):
+        if v is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?", v):
+            raise InvalidInput(f"{label} needs a date like 2024-05-01 or 2024-05-01T12:00:00Z, got {v!r}")
+    starts = [x for x in (merged_at(since_pr, "--since-pr") if since_pr is not None else None, merged_after) if x]
+    ends = [x for x in (merged_at(until_pr, "--until-pr") if until_pr is not None else None, merged_before) if x]
+    return Window(max(starts) if starts else None, min(ends) if ends else None)
+
+
 def ingest_snapshot(
     store: Store, path: Path | str, repo: str | None = None, extractor: Extractor | None = None,
-    max_prs: int = 100_000, progress: Progress | None = None,
+    max_prs: int = 100_000, progress: Progress | None = None, *, since_pr: int | None = None,
+    until_pr: int | None = None, merged_after: str | None = None, merged_before: str | None = None,
 ) -> IngestResult:
-    """Ingest a snapshot folder in GitHub REST shapes."""
+    """Ingest a snapshot folder in GitHub REST shapes; with a window, append only the PRs merged in it."""
     t0 = time.perf_counter()
     src = SnapshotSource(Path(path), repo)
-    hist = collect_history(src, max_prs=max_prs, progress=progress)
-    return ingest_history(store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress,
-                          time.perf_counter() - t0)
+    if since_pr is None and until_pr is None and merged_after is None and merged_before is None:
+        hist = collect_history(src, max_prs=max_prs, progress=progress)
+        return ingest_history(store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress,
+                              time.perf_counter() - t0)
+    window = snapshot_window(src, since_pr, until_pr, merged_after, merged_before)
+    hist = collect_history(src, max_prs=max_prs, progress=progress, keep=window.keep)
+    return _append(store, hist, extractor, f"snapshot:{path}", progress, time.perf_counter() - t0)
+
+
+def _append(store: Store, hist: RepoHistory, extractor: Extractor | None, source: str, progress: Progress | None,
+            t_collect: float) -> IngestResult:
+    graph = store.repo_graph(validate_repo(hist.repo))
+    known = known_from_graph(graph, hist) if graph.exists() else Known()
+    return append_history(store, hist, extractor or OfflineExtractor(), source, known, progress, t_collect)
 
 
 def ingest_github(
@@ -215,16 +265,20 @@ def ingest_github(
 
 def ingest_git(
     store: Store, path: Path | str, repo: str, extractor: Extractor | None = None, max_commits: int = 5000,
-    progress: Progress | None = None,
+    progress: Progress | None = None, *, since: str | None = None, until: str | None = None,
 ) -> IngestResult:
-    """Ingest a local git clone: commits, squash-merged PRs, ADR files."""
+    """Ingest a local git clone: commits, squash-merged PRs, ADR files. With ``since`` (a revision the graph
+    already holds), append only ``since..until`` (``until`` defaults to HEAD) to the existing graph."""
     from .gitlocal import read_git_history
 
     t0 = time.perf_counter()
     hist = read_git_history(Path(path), validate_repo(repo), max_commits=max_commits,
-                            progress=(lambda msg: progress(msg, 0, 0)) if progress else None)
-    return ingest_history(store, hist, extractor or OfflineExtractor(), f"git:{path}", progress,
-                          time.perf_counter() - t0)
+                            progress=(lambda msg: progress(msg, 0, 0)) if progress else None,
+                            since=since, until=until)
+    if since is None and until is None:
+        return ingest_history(store, hist, extractor or OfflineExtractor(), f"git:{path}", progress,
+                              time.perf_counter() - t0)
+    return _append(store, hist, extractor, f"git:{path}", progress, time.perf_counter() - t0)
 
 
 def _mark(graph: Any, repo: str, source: str, state: str, url: str | None = None,
