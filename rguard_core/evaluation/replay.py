@@ -287,21 +287,7 @@ class _Walker:
         self.append_s += time.perf_counter() - t
 
     def _delta(self, steps: list[Step]) -> RepoHistory:
-        delta = RepoHistory(repo=self.repo, url=self.hist.url)
-        issues: dict[int, Issue] = {}
-        for s in steps:
-            if s.pull is not None:
-                delta.pulls.append(s.pull)
-            if s.commit is not None:
-                delta.commits.append(s.commit)
-            delta.docs += list(s.docs)
-            for i in s.issues:
-                issues[i.number] = i
-        delta.issues = list(issues.values())
-        logins = {p.author for p in delta.pulls} | {c.author for c in delta.commits} | {i.author for i in delta.issues}
-        logins |= {c.author for p in delta.pulls for c in p.comments} | {c.author for i in delta.issues for c in i.comments}
-        delta.people = {k: self.hist.people[k] for k in logins if k and k in self.hist.people}
-        return delta
+        return delta_history(self.hist, steps, self.repo)
 
     def guard(self, step: Step, pos: int, kind: str, rv: RevertLink | None, target_title: str | None,
               judge: str) -> ReplayCase:
@@ -328,6 +314,25 @@ class _Walker:
                          "rules": list(finding_rules(f))} for f in report.findings[:8])
         return ReplayCase(step.id, kind, step.title, step.at, pos, rv.target if rv else None, target_title,
                           rv.form if rv else None, report.verdict, caught, cited, rules, ms, compact)
+
+
+def delta_history(hist: RepoHistory, steps: list[Step], repo: str) -> RepoHistory:
+    """The steps as a RepoHistory to append: their PRs, commits, ADRs, linked issues and only their people."""
+    delta = RepoHistory(repo=repo, url=hist.url)
+    issues: dict[int, Issue] = {}
+    for s in steps:
+        if s.pull is not None:
+            delta.pulls.append(s.pull)
+        if s.commit is not None:
+            delta.commits.append(s.commit)
+        delta.docs += list(s.docs)
+        for i in s.issues:
+            issues[i.number] = i
+    delta.issues = list(issues.values())
+    logins = {p.author for p in delta.pulls} | {c.author for c in delta.commits} | {i.author for i in delta.issues}
+    logins |= {c.author for p in delta.pulls for c in p.comments} | {c.author for i in delta.issues for c in i.comments}
+    delta.people = {k: hist.people[k] for k in logins if k and k in hist.people}
+    return delta
 
 
 def finding_rules(f: Any) -> tuple[str, ...]:
@@ -397,5 +402,5 @@ def _r(v: float | None) -> float | None:
     return None if v is None else round(v, 1)
 
 
-__all__ = ["ReplayCase", "ReplayResult", "Step", "find_reverts", "git_steps", "plan_cases", "run_replay",
+__all__ = ["ReplayCase", "ReplayResult", "Step", "delta_history", "find_reverts", "git_steps", "plan_cases", "run_replay",
            "snapshot_steps", "finding_rules"]

@@ -108,7 +108,7 @@ def append_history(
     written["reverted"] = mark_reverted(graph, batch)
     _mark(graph, repo, source, "complete", url=hist.url, coverage=coverage.as_dict())
     t2 = time.perf_counter()
-    _settle_new(graph, sorted(k for lbl, rows in batch.nodes.items() if "Decision" in lbl for k in rows))
+    _settle_new(graph, batch)
     t3 = time.perf_counter()
     remember(known, hist)
     timings = {"collect": round(t_collect, 3), "extract": round(t1 - t0, 3), "write": round(t2 - t1, 3),
@@ -153,14 +153,13 @@ def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
     nums |= {c.pr_number for c in hist.commits if c.pr_number is not None}
     nums |= {d.added_by_pr for d in hist.docs if d.added_by_pr is not None}
     known = Known()
-    for r in graph.read("MATCH (s:Source) WHERE (s:PR OR s:Issue) AND s.number IN $nums "
-                        "RETURN s.number AS n, s:PR AS is_pr, s.title AS title, s.merge_commit_sha AS sha",
-                        {"nums": sorted(nums)}, name="append.known_numbers"):
-        if r["is_pr"]:
-            known.pr_numbers.add(int(r["n"]))
-            known.reverts.add(f"pr:{r['n']}", None, (r["sha"] or "",), int(r["n"]))
-        else:
-            known.issue_numbers.add(int(r["n"]))
+    for r in graph.read("MATCH (s:PR) WHERE s.number IN $nums RETURN s.number AS n, s.merge_commit_sha AS sha",
+                        {"nums": sorted(nums)}, name="append.known_prs"):
+        known.pr_numbers.add(int(r["n"]))
+        known.reverts.add(f"pr:{r['n']}", None, (r["sha"] or "",), int(r["n"]))
+    for r in graph.read("MATCH (s:Issue) WHERE s.number IN $nums RETURN s.number AS n", {"nums": sorted(nums)},
+                        name="append.known_issues"):
+        known.issue_numbers.add(int(r["n"]))
     if titles or shas:
         full = sorted(s for s in shas if len(s) == 40)
         short = sorted(s for s in shas if len(s) < 40)
@@ -296,23 +295,32 @@ def _mark(graph: Any, repo: str, source: str, state: str, url: str | None = None
     )
 
 
-def _settle_new(graph: Any, decision_ids: list[str]) -> None:
-    """Support after an append. New claims, justifications and decisions were created holding; a new decision
-    without a justification does not hold. When nothing in the graph was ever quarantined or corrected, that
-    is all the support engine would change; otherwise it recomputes (rare on a CI append)."""
-    from ..memory.engine import recompute_all
+def _settle_new(graph: Any, batch: Any) -> None:
+    """Support for what an append wrote, without recomputing the graph. In a repository graph, ingest's
+    justifications conclude decisions and rest on claims, so the least fixed point restricted to the batch is
+    three local steps: a claim holds unless its source is quarantined (or it was corrected away); a
+    justification holds when it has premises and all hold; a decision holds when one of its justifications
+    does. Each step reads only the batch's nodes and their premises."""
     from ..memory.graphio import STATE_ID
 
-    touched = graph.read(
-        "MATCH (s:Source) WHERE s.quarantined = true RETURN s.id AS id LIMIT 1 UNION "
-        "MATCH (c:Claim) WHERE c.holds = false OR c.status = 'superseded' RETURN c.id AS id LIMIT 1",
-        name="append.corrections_exist")
-    if touched:
-        recompute_all(graph)
-        return
-    if decision_ids:
-        graph.query("UNWIND $ids AS did MATCH (d:Decision {id: did}) WHERE NOT (d)<-[:JUSTIFIES]-(:Justification) "
-                    "SET d.holds = false", {"ids": decision_ids}, name="append.unsupported")
+    def ids(label: str) -> list[str]:
+        return sorted(k for lbl, rows in batch.nodes.items() if label in lbl for k in rows)
+
+    claims, justs, decisions = ids("Claim"), ids("Justification"), ids("Decision")
+    if claims:
+        rows = [{"c": k, "s": v.get("source_id")} for lbl, kv in batch.nodes.items() if "Claim" in lbl
+                for k, v in kv.items()]
+        graph.query("UNWIND $rows AS r MATCH (s:Source {id: r.s}) WHERE s.quarantined = true "
+                    "MATCH (c:Claim {id: r.c}) SET c.holds = false", {"rows": rows}, name="append.claims")
+    if justs:
+        graph.query("UNWIND $ids AS jid MATCH (j:Justification {id: jid}) OPTIONAL MATCH (j)-[:PREMISE]->(c:Claim) "
+                    "WITH j, collect(c) AS ps SET j.holds = size(ps) > 0 AND "
+                    "all(c IN ps WHERE c.holds = true AND coalesce(c.status, 'active') <> 'superseded')",
+                    {"ids": justs}, name="append.justifications")
+    if decisions:
+        graph.query("UNWIND $ids AS did MATCH (d:Decision {id: did}) OPTIONAL MATCH (d)<-[:JUSTIFIES]-(j:Justification) "
+                    "WITH d, collect(j) AS js SET d.holds = any(j IN js WHERE j.holds = true)",
+                    {"ids": decisions}, name="append.decisions")
     # the graph changed: a reviewer's preview taken before this append must be redone (revision check)
     graph.query("MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1 ON MATCH SET m.rev = m.rev + 1",
                 {"id": STATE_ID}, name="append.state")
