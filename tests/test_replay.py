@@ -89,7 +89,7 @@ def test_reverts_in_every_form_are_found_and_caught(store: Store, tmp_path: Path
 
     res = run_replay(store, git=gr.root, reverts=10, ordinary=5, seed=1)
     m = res.metrics
-    assert m["counts"] == {"revert": 2, "ordinary": 5, "errors": 0}
+    assert m["counts"] == {"revert": 2, "revert_code": 2, "ordinary": 5, "errors": 0}
     by_id = {c.id: c for c in res.cases}
     exact = by_id[f"commit:{git_revert}"]
     assert exact.caught, exact

@@ -146,7 +146,8 @@ def run_replay_cmd(args: argparse.Namespace) -> int:
     print(f"replay {res.source}: {m['steps']} changes walked, {m['reverts_found']} reverts found "
           f"({', '.join(f'{k} {v}' for k, v in m['revert_forms'].items()) or 'none'}), seed {res.seed}, "
           f"judge {res.run.judge}, git {res.run.git_sha or '-'}")
-    print(f"  reverts caught {m['caught']}/{m['counts']['revert']} ({_pct(m['catch_rate'])})   "
+    print(f"  reverts of product code caught {m['caught_code']}/{m['counts']['revert_code']} ({_pct(m['catch_rate'])}); "
+          f"all reverts {m['caught']}/{m['counts']['revert']} ({_pct(m['catch_rate_all'])})   "
           f"ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']} ({_pct(m['ordinary_warn_rate'])})"
           + (f"   errors {m['counts']['errors']}" if m["counts"]["errors"] else ""))
     print(f"  guard ms p50 {m['guard_ms_p50']} p95 {m['guard_ms_p95']}   append {m['append_s']} s   "
@@ -156,7 +157,7 @@ def run_replay_cmd(args: argparse.Namespace) -> int:
             print(f"  rules on {kind.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     for c in res.cases:
         if (c.kind == "revert" and not c.caught) or (c.kind == "ordinary" and c.warned) or c.error:
-            what = f"reverts {c.target}" if c.kind == "revert" else "ordinary"
+            what = f"reverts {c.target}, {c.scope}" if c.kind == "revert" else "ordinary"
             print(f"  {'MISS' if c.kind == 'revert' else 'WARN'} {c.id} ({what}): {c.verdict}"
                   f"{' citing ' + ', '.join(c.cited) if c.cited else ''}{' - ' + c.error if c.error else ''}  {c.title[:60]}")
     return 0

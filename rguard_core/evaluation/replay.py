@@ -10,10 +10,14 @@ Cases:
             commit <sha>`` for a mainline commit, a ``Revert "<title>"`` subject, ``This reverts #N`` /
             ``Reverts #N`` / ``Revert #N``). Caught = verdict ``warn`` with a ``contradicts`` finding that
             cites the reverted change (its decision, its PR number, or an ADR reached through it).
-- ordinary  a seeded sample of the other changes: not a revert, never reverted, with a diff. Warned =
-            verdict ``warn``.
+            ``scope`` is ``code`` when the reverted change is not mechanical (ingest/mechanical.py) and
+            changed product code (a source file outside tests and docs), else ``other`` (docs, CI, tests,
+            bumps: a bump is a source, not a decision, so its revert has nothing to cite).
+- ordinary  a seeded sample of the other changes: not a revert, never reverted, not mechanical, with a
+            diff. Warned = verdict ``warn``.
 
-Metrics: ``catch_rate`` = caught reverts / revert cases; ``ordinary_warn_rate`` = warned ordinary cases /
+Metrics: ``catch_rate`` = caught / revert cases of scope ``code`` (the issue's "real reverts of product
+code"); ``catch_rate_all`` = caught / all revert cases; ``ordinary_warn_rate`` = warned ordinary cases /
 ordinary cases (cases whose guard run failed are counted apart, in ``errors``); ``rules`` = rule ids on the
 contradicting findings (per kind); ``guard_ms`` percentiles per case; ``append_s`` = time spent appending.
 """
@@ -38,7 +42,8 @@ from ..ingest.collect import added_file_text
 from ..ingest.extract.base import Extractor
 from ..ingest.extract.offline import OfflineExtractor
 from ..ingest.links import parse_links
-from ..ingest.model import Commit, Doc, FileChange, Issue, PullRequest, RepoHistory
+from ..ingest.mechanical import commit_rule, pull_rule
+from ..ingest.model import Commit, Doc, FileChange, Issue, Person, PullRequest, RepoHistory
 from ..ingest.reverts import RevertIndex, RevertLink
 from .guard_eval import percentile
 from .history import RunInfo, current_run
@@ -84,6 +89,7 @@ class ReplayCase:
     target: str | None  # revert: the change it reverts
     target_title: str | None
     form: str | None  # revert: sha | title | number
+    scope: str | None  # revert: code | other (see the module docstring)
     verdict: str  # warn | note | pass | error
     caught: bool | None  # revert: warned citing the target; ordinary: None
     cited: tuple[str, ...]  # decisions the contradicting findings name
@@ -98,7 +104,7 @@ class ReplayCase:
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "title": self.title, "at": self.at, "position": self.position,
-                "target": self.target, "target_title": self.target_title, "form": self.form,
+                "target": self.target, "target_title": self.target_title, "form": self.form, "scope": self.scope,
                 "verdict": self.verdict, "caught": self.caught, "cited": list(self.cited), "rules": list(self.rules),
                 "guard_ms": round(self.guard_ms, 1), "findings": list(self.findings), "error": self.error}
 
@@ -203,24 +209,56 @@ class Plan:
     cases: dict[str, str]  # step id -> revert | ordinary
     eligible_reverts: int
     eligible_ordinary: int
+    mechanical: frozenset[str] = frozenset()  # step ids of mechanical changes (and reverts of them)
+    code: frozenset[str] = frozenset()  # step ids that changed product code
 
 
-def plan_cases(steps: list[Step], n_reverts: int, n_ordinary: int, seed: int) -> Plan:
+def plan_cases(steps: list[Step], n_reverts: int, n_ordinary: int, seed: int,
+               people: dict[str, Person] | None = None) -> Plan:
     """Every revert with a diff (a seeded sample of ``n_reverts`` when there are more), and a seeded sample of
-    ``n_ordinary`` changes that neither revert nor were reverted. The first change is never a case (there is
-    no graph before it)."""
+    ``n_ordinary`` changes that neither revert nor were reverted nor are mechanical. The first change is never
+    a case (there is no graph before it)."""
     if n_reverts < 0 or n_ordinary < 0:
         raise InvalidInput("--reverts and --ordinary must be 0 or more")
     reverts = find_reverts(steps)
     reverted = {rv.target for rv in reverts.values()}
+    mech = _mechanical(steps, reverts, people or {})
+    code = frozenset(s.id for s in steps if any(is_product_code(f.path) for f in s.files))
     with_diff = [s for s in steps[1:] if s.diff]
     rev_ids = [s.id for s in with_diff if s.id in reverts]
-    ord_ids = [s.id for s in with_diff if s.id not in reverts and s.id not in reverted]
+    ord_ids = [s.id for s in with_diff if s.id not in reverts and s.id not in reverted and s.id not in mech]
     rng = random.Random(seed)
     pick_r = rev_ids if len(rev_ids) <= n_reverts else rng.sample(rev_ids, n_reverts)
     pick_o = ord_ids if len(ord_ids) <= n_ordinary else rng.sample(ord_ids, n_ordinary)
     cases = {i: "revert" for i in pick_r} | {i: "ordinary" for i in pick_o}
-    return Plan(steps, reverts, cases, len(rev_ids), len(ord_ids))
+    return Plan(steps, reverts, cases, len(rev_ids), len(ord_ids), mech, code)
+
+
+def _mechanical(steps: list[Step], reverts: dict[str, RevertLink], people: dict[str, Person]) -> frozenset[str]:
+    out: set[str] = set()
+    for s in steps:
+        rule = pull_rule(s.pull, people) if s.pull else commit_rule(s.commit, people) if s.commit else None
+        if rule or (s.id in reverts and reverts[s.id].target in out):
+            out.add(s.id)
+    return frozenset(out)
+
+
+CODE_SUFFIXES = frozenset((".py", ".pyx", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt",
+                           ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".scala", ".sql",
+                           ".sh", ".vue", ".svelte", ".ex", ".exs", ".erl", ".hs", ".lua", ".m", ".dart"))
+
+
+def is_product_code(path: str) -> bool:
+    """A source file outside tests, docs, examples and CI."""
+    from ..guard.tokens import is_test_path
+    from ..ingest.mechanical import M6_CI
+
+    name = path.rsplit("/", 1)[-1].lower()
+    ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    low = path.lower()
+    if ext not in CODE_SUFFIXES or is_test_path(path) or M6_CI.search(path):
+        return False
+    return not any(low.startswith(d) or f"/{d}" in low for d in ("docs/", "doc/", "examples/", "scripts/", "bench"))
 
 
 # --- the walk ------------------------------------------------------------------------------------
@@ -243,7 +281,7 @@ def run_replay(
         assert snapshot is not None
         hist, steps = snapshot_steps(snapshot, repo)
         source = f"snapshot:{snapshot}"
-    plan = plan_cases(steps, reverts, ordinary, seed)
+    plan = plan_cases(steps, reverts, ordinary, seed, hist.people)
     name = _scratch_repo(Path(str(git or snapshot)).name)
     walker = _Walker(store, name, hist, extractor or OfflineExtractor(), source)
     titles = {s.id: s.title for s in steps}
@@ -258,7 +296,9 @@ def run_replay(
                 walker.append(pending)
                 pending = []
                 rv = plan.reverts.get(step.id) if kind == "revert" else None
-                cases.append(walker.guard(step, i, kind, rv, titles.get(rv.target) if rv else None, judge))
+                scope = None if rv is None else (
+                    "code" if rv.target in plan.code and rv.target not in plan.mechanical else "other")
+                cases.append(walker.guard(step, i, kind, rv, titles.get(rv.target) if rv else None, judge, scope))
             pending.append(step)
         if progress:
             progress(len(steps), len(steps), "")
@@ -290,7 +330,7 @@ class _Walker:
         return delta_history(self.hist, steps, self.repo)
 
     def guard(self, step: Step, pos: int, kind: str, rv: RevertLink | None, target_title: str | None,
-              judge: str) -> ReplayCase:
+              judge: str, scope: str | None = None) -> ReplayCase:
         from ..guard.run import run_guard
 
         t = time.perf_counter()
@@ -300,7 +340,7 @@ class _Walker:
             report = run_guard(self.store, self.repo, step.diff, judge=judge)
         except RGuardError as e:
             return ReplayCase(step.id, kind, step.title, step.at, pos, rv.target if rv else None, target_title,
-                              rv.form if rv else None, "error", False if rv else None, (), (),
+                              rv.form if rv else None, scope, "error", False if rv else None, (), (),
                               (time.perf_counter() - t) * 1000, error=str(e))
         ms = (time.perf_counter() - t) * 1000
         contra = [f for f in report.findings if f.label == "contradicts"]
@@ -313,7 +353,7 @@ class _Walker:
                          "summary": f.summary, "source": f.source, "hops": f.hops, "reason": f.reason,
                          "rules": list(finding_rules(f))} for f in report.findings[:8])
         return ReplayCase(step.id, kind, step.title, step.at, pos, rv.target if rv else None, target_title,
-                          rv.form if rv else None, report.verdict, caught, cited, rules, ms, compact)
+                          rv.form if rv else None, scope, report.verdict, caught, cited, rules, ms, compact)
 
 
 def delta_history(hist: RepoHistory, steps: list[Step], repo: str) -> RepoHistory:
@@ -374,8 +414,10 @@ def _scratch_repo(base: str) -> str:
 def _metrics(cases: list[ReplayCase], plan: Plan, append_s: float, seconds: float) -> dict[str, Any]:
     ok = [c for c in cases if c.verdict != "error"]
     rev = [c for c in ok if c.kind == "revert"]
+    code = [c for c in rev if c.scope == "code"]
     ordn = [c for c in ok if c.kind == "ordinary"]
     caught = sum(1 for c in rev if c.caught)
+    caught_code = sum(1 for c in code if c.caught)
     warned = sum(1 for c in ordn if c.warned)
     rules: dict[str, dict[str, int]] = {
         "revert_caught": dict(Counter(r for c in rev if c.caught for r in c.rules)),
@@ -387,8 +429,10 @@ def _metrics(cases: list[ReplayCase], plan: Plan, append_s: float, seconds: floa
         "steps": len(plan.steps), "reverts_found": len(plan.reverts),
         "revert_forms": dict(Counter(rv.form for rv in plan.reverts.values())),
         "eligible": {"revert": plan.eligible_reverts, "ordinary": plan.eligible_ordinary},
-        "counts": {"revert": len(rev), "ordinary": len(ordn), "errors": len(cases) - len(ok)},
-        "caught": caught, "catch_rate": round(caught / len(rev), 4) if rev else None,
+        "counts": {"revert": len(rev), "revert_code": len(code), "ordinary": len(ordn), "errors": len(cases) - len(ok)},
+        "caught": caught, "caught_code": caught_code,
+        "catch_rate": round(caught_code / len(code), 4) if code else None,
+        "catch_rate_all": round(caught / len(rev), 4) if rev else None,
         "ordinary_warned": warned, "ordinary_warn_rate": round(warned / len(ordn), 4) if ordn else None,
         "rules": rules,
         "guard_ms_p50": _r(percentile(times, 50)), "guard_ms_p95": _r(percentile(times, 95)),

@@ -16,14 +16,10 @@ from ..evidence import RejectedQuote, Span, anchor
 from .adr import parse_adr
 from .extract.base import Candidate, Extractor, Proposal, SourceDoc
 from .links import parse_links
+from .mechanical import commit_rule, pull_rule
 from .model import Comment, Commit, Doc, FileChange, Issue, PullRequest, RepoHistory
 from .reverts import RevertIndex, RevertLink
 
-NOISE_TITLE = re.compile(
-    r"^\s*(?:revert\s+\"\s*)?(?:bump\b|release\b|version\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|chore(?:\(deps\))?:|"
-    r"\[?pre-commit|update\s+(?:readme|changelog|copyright))|\btypos?\b",
-    re.I,
-)
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")
 _COMMON = frozenset(
     "self None True False return import from class def async await with pass raise else elif while for "
@@ -111,6 +107,13 @@ class _Builder:
         self.texts: dict[str, str] = {}
         self.pr_numbers = {p.number for p in hist.pulls} | (known.pr_numbers if known else set())
         self.issue_numbers = {i.number for i in hist.issues} | (known.issue_numbers if known else set())
+        self.mechanical: dict[str, str] = {}  # source id -> mechanical rule id (mechanical.py)
+        for p in hist.pulls:
+            if rule := pull_rule(p, hist.people):
+                self.mechanical[f"pr:{p.number}"] = rule
+        for c in hist.commits:
+            if rule := commit_rule(c, hist.people):
+                self.mechanical[f"commit:{c.sha}"] = rule
         self.revert_links = self._resolve_reverts(known.reverts if known else RevertIndex())
         self.last_active: dict[str, str] = {}
         self.editors: dict[str, Counter[str]] = defaultdict(Counter)
@@ -129,13 +132,14 @@ class _Builder:
 
     def pull(self, pr: PullRequest) -> None:
         sid = f"pr:{pr.number}"
-        bot = bool(pr.author and self.h.people.get(pr.author) and self.h.people[pr.author].is_bot)
-        noise = bot or bool(NOISE_TITLE.search(pr.title))
+        mechanical = self.mechanical.get(sid)
+        noise = mechanical is not None
         when = pr.merged_at or pr.closed_at or pr.created_at
         self.source(
             ("PR",), sid, _join(pr.title, pr.body), pr.author, when, kind="pr", number=pr.number, title=pr.title,
             body=pr.body, url=pr.url, state=pr.state, merged=pr.merged, merged_at=pr.merged_at,
             created_at=pr.created_at, closed_at=pr.closed_at, merge_commit_sha=pr.merge_commit_sha, is_noise=noise,
+            mechanical=mechanical,
         )
         symbols: Counter[str] = Counter()
         for f in pr.files:
@@ -199,7 +203,7 @@ class _Builder:
     def commit(self, c: Commit) -> None:
         sid = f"commit:{c.sha}"
         self.source(("Commit",), sid, c.message, c.author, c.date, kind="commit", sha=c.sha, message=c.message,
-                    date=c.date, pr_number=c.pr_number, url=c.url)
+                    date=c.date, pr_number=c.pr_number, url=c.url, mechanical=self.mechanical.get(sid))
         if c.pr_number is not None and c.pr_number in self.pr_numbers:
             self.b.edge("PART_OF", sid, f"pr:{c.pr_number}", "Source", "Source")
             return
@@ -207,7 +211,7 @@ class _Builder:
             self.touch(sid, "Commit", f, c.author, c.date)
         title = c.message.split("\n", 1)[0]
         self.links(sid, title, c.message, None)
-        if not NOISE_TITLE.search(title) and not (c.author and c.author.endswith("[bot]")):
+        if sid not in self.mechanical:
             self.decision_source(SourceDoc(sid, "commit", c.message, "decision", title), [])
             if sid in self.decision_of:
                 self.action(sid, f"Commit {c.sha[:10]}: {title}", True, [f.path for f in c.files])
@@ -246,7 +250,11 @@ class _Builder:
             links = index.resolve(sid, title, body)
             if links:
                 out[sid] = links
+                if sid not in self.mechanical and any(rv.target in index.mechanical for rv in links):
+                    self.mechanical[sid] = "M8"  # undoing a bump is as mechanical as the bump
             index.add(sid, title, shas, number)
+            if sid in self.mechanical:
+                index.mechanical.add(sid)
         return out
 
     def _link(self, rel: str, sid: str, n: int) -> None:
@@ -266,7 +274,8 @@ class _Builder:
         if not isinstance(dspan, Span) or prop.decision is None:
             return
         did = f"decision:{doc.id}"
-        self.quoted(("Decision",), did, dspan, summary=prop.decision.summary, extractor=self.ex.name)
+        self.quoted(("Decision",), did, dspan, summary=prop.decision.summary, extractor=self.ex.name,
+                    extracted_because=prop.why or self.ex.name)
         self.b.edge("DERIVED_FROM", did, doc.id, "Decision", "Source")
         self.decision_of[doc.id] = did
         self.alternatives(doc.id, prop, did)

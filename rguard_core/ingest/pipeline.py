@@ -121,14 +121,25 @@ def remember(known: Known, hist: RepoHistory) -> None:
     known.pr_numbers |= {p.number for p in hist.pulls}
     known.issue_numbers |= {i.number for i in hist.issues}
     nums = known.pr_numbers
+    from .mechanical import commit_rule, pull_rule
+
     for p in sorted(hist.pulls, key=lambda p: p.merged_at or p.created_at or ""):
         if p.merged:
             known.reverts.add(f"pr:{p.number}", p.title, (p.merge_commit_sha or "",), p.number)
+            if pull_rule(p, hist.people) or _reverts_mechanical(known, f"pr:{p.number}", p.title, p.body):
+                known.reverts.mechanical.add(f"pr:{p.number}")
     for c in hist.commits:
         if c.pr_number is not None and c.pr_number in nums:
             known.reverts.add(f"pr:{c.pr_number}", None, (c.sha,))
         else:
-            known.reverts.add(f"commit:{c.sha}", c.message.split("\n", 1)[0].strip(), (c.sha,))
+            title = c.message.split("\n", 1)[0].strip()
+            known.reverts.add(f"commit:{c.sha}", title, (c.sha,))
+            if commit_rule(c, hist.people) or _reverts_mechanical(known, f"commit:{c.sha}", title, c.message):
+                known.reverts.mechanical.add(f"commit:{c.sha}")
+
+
+def _reverts_mechanical(known: Known, sid: str, title: str, body: str) -> bool:
+    return any(rv.target in known.reverts.mechanical for rv in known.reverts.resolve(sid, title, body))
 
 
 def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
@@ -153,10 +164,12 @@ def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
     nums |= {c.pr_number for c in hist.commits if c.pr_number is not None}
     nums |= {d.added_by_pr for d in hist.docs if d.added_by_pr is not None}
     known = Known()
-    for r in graph.read("MATCH (s:PR) WHERE s.number IN $nums RETURN s.number AS n, s.merge_commit_sha AS sha",
-                        {"nums": sorted(nums)}, name="append.known_prs"):
+    for r in graph.read("MATCH (s:PR) WHERE s.number IN $nums RETURN s.number AS n, s.merge_commit_sha AS sha, "
+                        "s.mechanical AS mech", {"nums": sorted(nums)}, name="append.known_prs"):
         known.pr_numbers.add(int(r["n"]))
         known.reverts.add(f"pr:{r['n']}", None, (r["sha"] or "",), int(r["n"]))
+        if r["mech"]:
+            known.reverts.mechanical.add(f"pr:{r['n']}")
     for r in graph.read("MATCH (s:Issue) WHERE s.number IN $nums RETURN s.number AS n", {"nums": sorted(nums)},
                         name="append.known_issues"):
         known.issue_numbers.add(int(r["n"]))
@@ -169,8 +182,11 @@ def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
             "OR any(t IN $titles WHERE s.message STARTS WITH t))) "
             "OPTIONAL MATCH (s)-[:PART_OF]->(pr:PR) "
             "RETURN s.id AS id, s:PR AS is_pr, s.number AS n, s.title AS title, s.sha AS sha, pr.id AS part_of, "
+            "coalesce(pr.mechanical, s.mechanical) AS mech, "
             "s.merge_commit_sha AS msha, s.message AS message, coalesce(s.merged_at, s.date, '') AS at "
             "ORDER BY at", {"titles": sorted(titles), "full": full, "short": short}, name="append.known_reverts"):
+            if r["mech"]:
+                known.reverts.mechanical.add(r["part_of"] or r["id"])
             if r["is_pr"]:
                 known.pr_numbers.add(int(r["n"]))
                 known.reverts.add(r["id"], r["title"], (r["msha"] or "",), int(r["n"]))

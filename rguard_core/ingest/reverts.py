@@ -42,6 +42,7 @@ class RevertIndex:
     by_title: dict[str, str] = field(default_factory=dict)  # title -> newest source id with it
     numbers: set[int] = field(default_factory=set)  # PR numbers known
     shas: dict[str, str] = field(default_factory=dict)  # full commit sha -> source id (pr:N or commit:sha)
+    mechanical: set[str] = field(default_factory=set)  # source ids of mechanical changes (ingest/mechanical.py)
 
     def add(self, source_id: str, title: str | None, shas: tuple[str, ...] = (), number: int | None = None) -> None:
         if title and title.strip():
