@@ -150,3 +150,35 @@ def test_snapshot_cli_window_and_bad_bounds(store: Store, tmp_path: Path, capsys
         assert "needs a date" in capsys.readouterr().err
     finally:
         store.repo_graph(repo).delete()
+
+
+def test_revert_chain_at_ingest_and_in_premises(store: Store, tmp_path: Path) -> None:
+    """A, then B reverting A, then C reverting B: A stands again, B is reverted; appended one by one too."""
+    from rguard_core.guard import premises
+
+    gr = GitRepo(tmp_path / "chain")
+    gr.commit("Initial layout", {"app/core.py": "VALUE = 1\n"})
+    a = gr.commit("Use two as the value\n\nWe use two because one overflowed.", {"app/core.py": "VALUE = 2\n"})
+    gr.git("revert", "--no-edit", a)
+    b = gr.git("rev-parse", "HEAD").strip()
+    gr.git("revert", "--no-edit", b)
+    c = gr.git("rev-parse", "HEAD").strip()
+    r7 = next(r for r in premises.RULES if r.id == "R7")
+    for how in ("full", "append"):
+        repo = _repo()
+        if how == "full":
+            ingest_git(store, gr.root, repo)
+        else:
+            ingest_git(store, gr.root, repo, until=a)
+            ingest_git(store, gr.root, repo, since=a, until=b)
+            ingest_git(store, gr.root, repo, since=b)
+        g = store.repo_graph(repo)
+        try:
+            st = {r["s"]: (r["status"], r["by"]) for r in g.read(
+                "MATCH (d:Decision) RETURN d.source_id AS s, d.status AS status, d.reverted_by AS by")}
+            assert st[f"commit:{a}"] == ("active", None), how
+            assert st[f"commit:{b}"] == ("superseded", f"commit:{c}"), how
+            fired = {d for d, _ in premises.run_rule(g, r7, [f"decision:commit:{a}", f"decision:commit:{b}"], 365)}
+            assert fired == {f"decision:commit:{b}"}, how
+        finally:
+            g.delete()

@@ -229,7 +229,6 @@ class _Builder:
             self._link("DEPENDS_ON", sid, n)
         for rv in self.revert_links.get(sid, []):
             self.b.edge("REVERTS", sid, rv.target, "Source", "Source", form=rv.form)
-            self.b.reverts.append(rv)
 
     def _resolve_reverts(self, index: RevertIndex) -> dict[str, list[RevertLink]]:
         """Reverts of every PR and commit in landing order, each resolved against the changes before it (so a
@@ -245,7 +244,7 @@ class _Builder:
                 index.add(f"pr:{c.pr_number}", None, (c.sha,))  # a commit of a PR: its sha names the PR
                 continue
             items.append((c.date or "", f"commit:{c.sha}", title, c.message, (c.sha,), None))
-        out: dict[str, list[RevertLink]] = {}
+        out: dict[str, list[RevertLink]] = {}  # in landing order (mark_reverted applies them so)
         for _, sid, title, body, shas, number in sorted(items, key=lambda x: x[0]):
             links = index.resolve(sid, title, body)
             if links:
@@ -420,6 +419,9 @@ def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | No
     for c in hist.commits:
         bd.commit(c)
     bd.supersessions()
+    bd.b.reverts = [rv for sid, links in bd.revert_links.items() for rv in links
+                    if ("REVERTS", "Source", "Source") in bd.b.edges
+                    and (sid, rv.target) in bd.b.edges[("REVERTS", "Source", "Source")]]
     bd.people()
     _fill_coverage(bd, hist)
     return bd.b, bd.cov
