@@ -122,5 +122,11 @@ def test_reverted_decisions_do_not_hold_at_ingest(store, repo_name) -> None:  # 
         forms = {tuple(r.values()) for r in g.read("MATCH (a:Source)-[e:REVERTS]->(b:Source) RETURN a.id, b.id, e.form")}
         assert ("pr:2649", "pr:2435", "number") in forms or ("pr:2649", "pr:2435", "title") in forms
         assert ("pr:2525", "pr:2377", "sha") in forms
+        # and a why answer never leads with the reverted decision
+        from rguard_core.why import why
+
+        ans = why(store, repo_name, "why ASGI pathsend support")
+        got = [(d.receipt.id, d.receipt.status) for d in ans.decisions]
+        assert ("decision:pr:2435", "superseded") in got and got[0][1] == "holds", got
     finally:
         g.delete()
