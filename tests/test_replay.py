@@ -237,3 +237,32 @@ def test_replay_on_this_projects_own_clone(store: Store) -> None:
     assert m["counts"]["ordinary"] == min(10, m["eligible"]["ordinary"])
     assert m["ordinary_warn_rate"] is not None
     assert all(c.verdict in ("warn", "note", "pass") for c in res.cases)
+
+
+def test_replay_starlette_snapshot_pr_by_pr(store: Store) -> None:
+    """The issue's real-data yardstick: every revert of product code caught, ordinary PRs warned <= 10 %."""
+    from tests.conftest import realdata_or_skip
+
+    root = realdata_or_skip()
+    res = run_replay(store, snapshot=root / "github", reverts=20, ordinary=50, seed=7)
+    m = res.metrics
+    print(f"\nstarlette replay: code reverts {m['caught_code']}/{m['counts']['revert_code']}, all reverts "
+          f"{m['caught']}/{m['counts']['revert']}, ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']}")
+    assert m["steps"] == 50 and m["reverts_found"] == 7
+    assert m["revert_forms"] == {"number": 2, "title": 4, "sha": 1}
+    assert m["counts"]["revert_code"] >= 4 and m["catch_rate"] >= 0.9
+    assert m["ordinary_warn_rate"] <= 0.10
+    steps = [c.position for c in res.cases]
+    assert steps == sorted(steps)  # guarded in merge order
+
+
+def test_generated_history_bench_builds_every_revert_form(store: Store, tmp_path: Path) -> None:
+    from bench.replay_history import build
+
+    made = build(tmp_path / "gen", 400, 6)
+    assert made == {"commits": 400, "reverts": 6}
+    res = run_replay(store, git=tmp_path / "gen", reverts=6, ordinary=5, seed=1)
+    m = res.metrics
+    assert m["steps"] == 400 and m["reverts_found"] == 6
+    assert set(m["revert_forms"]) <= {"sha", "title", "number"} and len(m["revert_forms"]) >= 2
+    assert m["caught"] == m["counts"]["revert"] == 6
