@@ -16,6 +16,10 @@ Cases:
 - ordinary  a seeded sample of the other changes: not a revert, never reverted, not mechanical, with a
             diff. Warned = verdict ``warn``.
 
+What the graph holds at a case: every earlier change with its comments, the issues earlier PRs link (as the
+source stores them: a snapshot's issue text and comments may be later than the PR), and the ADRs earlier
+PRs added (their text as added, not as it reads today). People appear with their first change.
+
 Metrics: ``catch_rate`` = caught / revert cases of scope ``code`` (the issue's "real reverts of product
 code"); ``catch_rate_all`` = caught / all revert cases; ``ordinary_warn_rate`` = warned ordinary cases /
 ordinary cases (cases whose guard run failed are counted apart, in ``errors``); ``rules`` = rule ids on the
