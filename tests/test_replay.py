@@ -266,3 +266,28 @@ def test_generated_history_bench_builds_every_revert_form(store: Store, tmp_path
     assert m["steps"] == 400 and m["reverts_found"] == 6
     assert set(m["revert_forms"]) <= {"sha", "title", "number"} and len(m["revert_forms"]) >= 2
     assert m["caught"] == m["counts"]["revert"] == 6
+
+
+def test_merge_workflow_revert_by_githubs_branch_name(store: Store, tmp_path: Path) -> None:
+    """Merge commits: PR #5 merged with --no-ff, then GitHub's Revert button's branch revert-5-… merged as #6."""
+    gr = GitRepo(tmp_path / "merges")
+    gr.commit("Initial layout", {"app/auth.py": AUTH})
+    gr.git("checkout", "-q", "-b", "feature")
+    gr.commit("compare digest", {"app/auth.py": AUTH.replace("return token == expected",
+                                                             "return hmac.compare_digest(token, expected)")})
+    gr.git("checkout", "-q", "main")
+    gr.git("merge", "-q", "--no-ff", "feature", "-m",
+           "Merge pull request #5 from me/feature\n\nCompare tokens with hmac.compare_digest\n\n"
+           "We use hmac.compare_digest because == leaks timing.")
+    merge5 = gr.git("rev-parse", "HEAD").strip()
+    _ordinary(gr, 2)
+    gr.git("checkout", "-q", "-b", "revert-5-feature")
+    gr.git("revert", "--no-edit", "-m", "1", merge5)
+    gr.git("checkout", "-q", "main")
+    gr.git("merge", "-q", "--no-ff", "revert-5-feature", "-m",
+           "Merge pull request #6 from me/revert-5-feature\n\nUndo the token change\n\nIt broke old clients.")
+    _, steps = git_steps(gr.root)
+    reverts = find_reverts(steps)
+    assert reverts["pr:6"].target == "pr:5" and reverts["pr:6"].form == "branch"
+    res = run_replay(store, git=gr.root, reverts=5, ordinary=0)
+    assert res.cases[0].id == "pr:6" and res.cases[0].caught, res.cases[0]

@@ -92,7 +92,7 @@ class ReplayCase:
     position: int  # index of the change in the walk (0 = oldest)
     target: str | None  # revert: the change it reverts
     target_title: str | None
-    form: str | None  # revert: sha | title | number
+    form: str | None  # revert: sha | title | number | branch
     scope: str | None  # revert: code | other (see the module docstring)
     verdict: str  # warn | note | pass | error
     caught: bool | None  # revert: warned citing the target; ordinary: None
@@ -192,7 +192,8 @@ def find_reverts(steps: list[Step]) -> dict[str, RevertLink]:
     index = RevertIndex()
     out: dict[str, RevertLink] = {}
     for s in steps:
-        links = index.resolve(s.id, s.title, s.body)
+        extra = s.commit.message if s.commit is not None and s.pull is not None else ""
+        links = index.resolve(s.id, s.title, f"{s.body}\n{extra}" if extra else s.body)
         if links:
             out[s.id] = links[0]
         number = s.pull.number if s.pull else None

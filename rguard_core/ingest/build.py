@@ -234,9 +234,13 @@ class _Builder:
         """Reverts of every PR and commit in landing order, each resolved against the changes before it (so a
         re-done change with the same title is not taken for what an earlier revert undid)."""
         items: list[tuple[str, str, str, str, tuple[str, ...], int | None]] = []
+        messages = {c.sha: c.message for c in self.h.commits}
         for p in self.h.pulls:
             if p.merged or p.state == "open":
-                items.append((p.merged_at or p.created_at or "", f"pr:{p.number}", p.title, p.body,
+                # a PR read from git: its merge commit's own message (subject, branch) is evidence too
+                merge_msg = messages.get(p.merge_commit_sha or "")
+                body = f"{p.body}\n{merge_msg}" if merge_msg else p.body
+                items.append((p.merged_at or p.created_at or "", f"pr:{p.number}", p.title, body,
                               (p.merge_commit_sha or "",), p.number))
         for c in self.h.commits:
             title = c.message.split("\n", 1)[0].strip()

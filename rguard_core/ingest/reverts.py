@@ -8,6 +8,7 @@ Forms (``RevertLink.form``):
           found by its sha line), resolved to the newest earlier change with that title, or to PR N when the
           quoted title ends in ``(#N)``
   number  ``This reverts #N`` / ``Reverts #N`` / ``Revert #N`` / ``reverts PR #N`` / a pull URL in the body
+  branch  a merge commit ``Merge pull request #M from owner/revert-N-…`` (GitHub's Revert button's branch)
 One index serves ingest (build.py) and replay (evaluation/replay.py), so both read reverts the same way.
 """
 
@@ -23,6 +24,8 @@ _NUM_FORMS = re.compile(
 _TITLE = re.compile(r'^\s*Revert\s+"(.+)"\s*$', re.I)
 _SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
 _SQUASH_NUM = re.compile(r"\(#(\d{1,7})\)\s*$")
+# GitHub's "Revert" button names the branch revert-<N>-<branch>: a merge commit of that branch reverts PR N
+_BRANCH = re.compile(r"^Merge pull request #\d+ from \S+?/revert-(\d{1,7})-", re.M)
 _SHA_MIN = 7
 
 
@@ -32,7 +35,7 @@ class RevertLink:
 
     source: str
     target: str
-    form: str  # sha | title | number
+    form: str  # sha | title | number | branch
 
 
 @dataclass
@@ -81,6 +84,9 @@ class RevertIndex:
         for raw in _NUM_FORMS.findall(body or ""):
             if int(raw) in self.numbers:
                 found.setdefault(f"pr:{int(raw)}", "number")
+        for raw in _BRANCH.findall(body or ""):
+            if int(raw) in self.numbers:
+                found.setdefault(f"pr:{int(raw)}", "branch")
         found.pop(source_id, None)
         return [RevertLink(source_id, t, form) for t, form in found.items()]
 
