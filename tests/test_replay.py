@@ -291,3 +291,25 @@ def test_merge_workflow_revert_by_githubs_branch_name(store: Store, tmp_path: Pa
     assert reverts["pr:6"].target == "pr:5" and reverts["pr:6"].form == "branch"
     res = run_replay(store, git=gr.root, reverts=5, ordinary=0)
     assert res.cases[0].id == "pr:6" and res.cases[0].caught, res.cases[0]
+
+
+def test_a_case_the_guard_fails_on_is_counted_not_fatal(store: Store, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import rguard_core.guard.run as guard_run
+
+    gr = GitRepo(tmp_path / "err")
+    decision, _ = _base(gr)
+    _ordinary(gr, 3)
+    gr.git("revert", "--no-edit", decision)
+    real = guard_run.run_guard
+
+    def flaky(store_: Store, repo: str, diff: str, **kw: object):  # type: ignore[no-untyped-def]
+        if "feature_1" in diff:
+            raise KeyError("boom")
+        return real(store_, repo, diff, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(guard_run, "run_guard", flaky)
+    res = run_replay(store, git=gr.root, reverts=5, ordinary=5)
+    bad = [c for c in res.cases if c.verdict == "error"]
+    assert len(bad) == 1 and bad[0].error == "KeyError: 'boom'"
+    assert res.metrics["counts"]["errors"] == 1 and res.metrics["catch_rate"] == 1.0

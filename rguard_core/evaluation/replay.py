@@ -343,10 +343,11 @@ class _Walker:
             if not self.store.repo_graph(self.repo).exists():
                 raise InvalidInput("nothing landed before this change")
             report = run_guard(self.store, self.repo, step.diff, judge=judge)
-        except RGuardError as e:
+        except Exception as e:  # noqa: BLE001 - one change the guard cannot handle must not lose a long replay
+            why = str(e) if isinstance(e, RGuardError) else f"{type(e).__name__}: {e}"
             return ReplayCase(step.id, kind, step.title, step.at, pos, rv.target if rv else None, target_title,
                               rv.form if rv else None, scope, "error", False if rv else None, (), (),
-                              (time.perf_counter() - t) * 1000, error=str(e))
+                              (time.perf_counter() - t) * 1000, error=why)
         ms = (time.perf_counter() - t) * 1000
         contra = [f for f in report.findings if f.label == "contradicts"]
         cited = tuple(dict.fromkeys(f.decision_id for f in contra))
