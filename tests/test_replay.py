@@ -313,3 +313,25 @@ def test_a_case_the_guard_fails_on_is_counted_not_fatal(store: Store, tmp_path: 
     bad = [c for c in res.cases if c.verdict == "error"]
     assert len(bad) == 1 and bad[0].error == "KeyError: 'boom'"
     assert res.metrics["counts"]["errors"] == 1 and res.metrics["catch_rate"] == 1.0
+
+
+def test_revert_of_a_commit_a_merge_brought_in(store: Store, tmp_path: Path) -> None:
+    """Merge workflow: `git revert <branch commit>` on main reverts the PR whose merge brought that commit in."""
+    gr = GitRepo(tmp_path / "branchrevert")
+    gr.commit("Initial layout", {"app/auth.py": AUTH, "app/limits.py": LIMITS})
+    gr.git("checkout", "-q", "-b", "feature")
+    inner = gr.commit("compare digest", {"app/auth.py": AUTH.replace("return token == expected",
+                                                                     "return hmac.compare_digest(token, expected)")})
+    gr.commit("cap uploads", {"app/limits.py": LIMITS.replace("MAX_UPLOAD_MB = 10", "MAX_UPLOAD_MB = 25")})
+    gr.git("checkout", "-q", "main")
+    gr.git("merge", "-q", "--no-ff", "feature", "-m",
+           "Merge pull request #8 from me/feature\n\nHarden tokens\n\nWe use hmac.compare_digest because == leaks timing.")
+    _ordinary(gr, 2)
+    gr.git("revert", "--no-edit", inner)
+    revert = gr.git("rev-parse", "HEAD").strip()
+    _, steps = git_steps(gr.root)
+    assert f"commit:{inner}" not in {s.id for s in steps}
+    rv = find_reverts(steps)[f"commit:{revert}"]
+    assert rv.target == "pr:8" and rv.form == "sha"
+    res = run_replay(store, git=gr.root, reverts=5, ordinary=0)
+    assert res.cases[0].caught, res.cases[0]

@@ -48,7 +48,7 @@ from ..ingest.extract.offline import OfflineExtractor
 from ..ingest.links import parse_links
 from ..ingest.mechanical import commit_rule, pull_rule
 from ..ingest.model import Commit, Doc, FileChange, Issue, Person, PullRequest, RepoHistory
-from ..ingest.reverts import RevertIndex, RevertLink
+from ..ingest.reverts import RevertIndex, RevertLink, revert_shas
 from .guard_eval import percentile
 from .history import RunInfo, current_run
 
@@ -73,6 +73,7 @@ class Step:
     commit: Commit | None = None
     issues: tuple[Issue, ...] = ()
     docs: tuple[Doc, ...] = ()
+    brought_in: tuple[str, ...] = ()  # shas of branch commits this merge brought onto the mainline (named by reverts)
 
     @property
     def diff(self) -> str:
@@ -138,20 +139,29 @@ class ReplayResult:
 
 def git_steps(path: Path | str, max_commits: int = 100_000) -> tuple[RepoHistory, list[Step]]:
     """A clone's mainline (first parent) oldest first: one step per squash/merge PR or plain commit."""
-    from ..ingest.gitlocal import read_git_history
+    from ..ingest.gitlocal import landed_with, read_git_history
 
     hist = read_git_history(Path(path), f"{SCRATCH_OWNER}/history", max_commits=max_commits, first_parent=True)
     by_sha = {p.merge_commit_sha: p for p in hist.pulls}
     docs = _docs_as_added(hist)
+    # a revert on the mainline may name a commit a merge brought in from its branch: that merge is what it reverts
+    mainline = {c.sha for c in hist.commits}
+    named = sorted({sha for c in hist.commits for sha in revert_shas(c.message)
+                    if not any(m.startswith(sha.lower()) for m in mainline)})
+    merged_in: dict[str, list[str]] = {}
+    for sha, merge in (landed_with(Path(path), named, mainline) if named else {}).items():
+        merged_in.setdefault(merge, []).append(sha)
     steps = []
     for c in reversed(hist.commits):
         p = by_sha.get(c.sha)
+        extra = tuple(merged_in.get(c.sha, ()))
         if p is not None:
             steps.append(Step(f"pr:{p.number}", c.date or "", p.title, p.body, tuple(p.files), pull=p, commit=c,
-                              docs=tuple(docs.get(p.number, ()))))
+                              docs=tuple(docs.get(p.number, ())), brought_in=extra))
         else:
             subject = c.message.split("\n", 1)[0].strip()
-            steps.append(Step(f"commit:{c.sha}", c.date or "", subject, c.message, tuple(c.files), commit=c))
+            steps.append(Step(f"commit:{c.sha}", c.date or "", subject, c.message, tuple(c.files), commit=c,
+                              brought_in=extra))
     return hist, steps
 
 
@@ -198,6 +208,7 @@ def find_reverts(steps: list[Step]) -> dict[str, RevertLink]:
             out[s.id] = links[0]
         number = s.pull.number if s.pull else None
         shas = tuple(x for x in ((s.pull.merge_commit_sha if s.pull else None), s.commit.sha if s.commit else None) if x)
+        shas += s.brought_in
         index.add(s.id, s.title, shas, number)
         if s.commit is not None:
             index.add(s.id, s.commit.message.split("\n", 1)[0].strip())  # the subject, "(#N)" and all

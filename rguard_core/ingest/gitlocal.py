@@ -464,3 +464,27 @@ def _added_by_pr(top: Path, head: str, paths: list[str], shallow: set[str], prob
             if raw:  # newest first: the last assignment is the oldest add
                 added[_path(raw, sha.decode(), problems)] = ref.number if ref else None
     return {p: n for p, n in added.items() if n is not None}
+
+
+def landed_with(path: Path, shas: list[str], mainline: set[str], head: str = "HEAD") -> dict[str, str]:
+    """For commits off the mainline (a merged branch's commits), the first-parent commit that brought each in
+    (its merge). A sha git does not know, or one that never reached ``head``, is left out: a squash commit
+    that names its branch's own commits names commits that are not in the history."""
+    top = _work_tree(Path(path))
+    out: dict[str, str] = {}
+    for sha in shas:
+        if not re.fullmatch(r"[0-9a-fA-F]{7,40}", sha):
+            continue
+        full = _git(top, "rev-parse", "--verify", "-q", f"{sha}^{{commit}}", check=False)
+        if full.returncode != 0:
+            continue
+        sha_full = full.stdout.decode().strip()
+        if _git(top, "merge-base", "--is-ancestor", sha_full, head, check=False).returncode != 0:
+            continue
+        # descendants of the commit, oldest first; the first on the mainline is the merge that brought it in
+        # (git 2.39 lets --ancestry-path list branch descendants even with --first-parent, so filter here)
+        done = _git(top, "rev-list", "--ancestry-path", "--reverse", f"{sha_full}..{head}", check=False)
+        first = [x for x in done.stdout.decode().split() if x in mainline][:1]
+        if done.returncode == 0 and first:
+            out[sha] = first[0]
+    return out

@@ -91,6 +91,11 @@ class RevertIndex:
         return [RevertLink(source_id, t, form) for t, form in found.items()]
 
 
+def revert_shas(body: str) -> set[str]:
+    """Commit shas named by ``This reverts commit <sha>`` lines."""
+    return {s.lower() for s in _SHA.findall(body or "")}
+
+
 def revert_numbers(body: str) -> set[int]:
     """PR numbers named by the number forms (for fetching or resolving them before an index exists)."""
     return {int(x) for x in _NUM_FORMS.findall(body or "")}
