@@ -92,7 +92,8 @@ def write_increments(graph: Graph, batch: GraphBatch) -> dict[str, int]:
         return {"Person.last_active": len(batch.active)}
     files = sorted({f for _, f in batch.edits})
     before: dict[str, set[str]] = {f: set() for f in files}
-    for r in graph.read("UNWIND $files AS fid MATCH (f:File {id: fid})<-[:EDITED]-(o:Person) "
+    # WITH after the indexed File lookup: the planner must start from the batch's files, not every Person
+    for r in graph.read("UNWIND $files AS fid MATCH (f:File {id: fid}) WITH fid, f MATCH (f)<-[:EDITED]-(o:Person) "
                         "WHERE o.is_bot = false RETURN fid, collect(o.id) AS eds", {"files": files},
                         name="append.editors"):
         before[r["fid"]] = set(r["eds"])
