@@ -37,14 +37,16 @@ Graph additions beyond docs/GRAPH_MODEL.md: ``MemoryState {id: 'memory', rev, st
 """
 
 from .corrections import CorrectionPreview, CorrectionResult, apply_correction, preview_correction
-from .incidents import IncidentResult, quarantine_source
+from .incidents import IncidentResult, QuarantinePreview, preview_quarantine, quarantine_source
 from .loader import LoadResult, load_scenario
 from .retrieve import RetrieveResult, retrieve
 from .status import RecomputeResult, recompute, status
 from .steps import StepReport
+from .undo import UndoPreview, UndoResult, lift_quarantine, preview_lift, preview_undo, undo
 
 __all__ = [
-    "CorrectionPreview", "CorrectionResult", "IncidentResult", "LoadResult", "RecomputeResult", "RetrieveResult",
-    "StepReport", "apply_correction", "load_scenario", "preview_correction", "quarantine_source", "recompute",
-    "retrieve", "status",
+    "CorrectionPreview", "CorrectionResult", "IncidentResult", "LoadResult", "QuarantinePreview", "RecomputeResult",
+    "RetrieveResult", "StepReport", "UndoPreview", "UndoResult", "apply_correction", "lift_quarantine",
+    "load_scenario", "preview_correction", "preview_lift", "preview_quarantine", "preview_undo", "quarantine_source",
+    "recompute", "retrieve", "status", "undo",
 ]
