@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
 from ui.common import get_store
 
-st.set_page_config(page_title="RGuard", page_icon=":material/shield:", layout="wide")
+# a local icon: a :material/...: page icon makes the browser fetch the favicon from a remote font host
+ICON = Path(__file__).resolve().parent / "ui" / "static" / "rguard.png"
+st.set_page_config(page_title="RGuard", page_icon=str(ICON), layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),

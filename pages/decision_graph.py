@@ -220,8 +220,9 @@ def links_section(title: str, links: list[Link], key: str) -> None:
         return
     st.markdown(f"**{title}**")
     for i, x in enumerate(links[:40]):
-        note = f" ({x.note})" if x.note else ""
-        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {x.label[:90]}"
+        note = f" ({md(x.note)})" if x.note else ""
+        # button labels render markdown: the source's title is escaped like any other source text
+        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {md(x.label[:90])}"
         st.button(label, key=f"dg_link_{key}_{i}", on_click=select, args=(x.id,), type="tertiary")
     if len(links) > 40:
         st.caption(f"… and {len(links) - 40} more")

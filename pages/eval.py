@@ -13,6 +13,7 @@ from rguard_core.evaluation import tables as T
 from rguard_core.evaluation.guard_eval import __doc__ as GUARD_DEFINITIONS
 from rguard_core.evaluation.memory_bench import __doc__ as MEMORY_DEFINITIONS
 from ui.common import get_store, guarded
+from ui.evidence import link, md
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent / "eval" / "cases.yaml"
 
@@ -57,13 +58,13 @@ def _progress_callback(bar: Any, label: str) -> Any:
 def finding_card(f: dict[str, Any]) -> None:
     with st.container(border=True):
         icon = {"contradicts": "🛑", "related": "🔎"}.get(f.get("label", ""), "•")
-        st.markdown(f"{icon} **{f.get('label')}** · `{f.get('decision_id')}` · score {f.get('score')}")
-        st.markdown(f"**{f.get('summary')}**")
-        st.markdown(f"> {f.get('quote')}")
+        st.markdown(f"{icon} **{md(f.get('label') or '')}** · {md(f.get('decision_id') or '')} · score {f.get('score')}")
+        st.markdown(f"**{md(f.get('summary') or '')}**")  # PR and issue text: escaped, never rendered
+        st.markdown(f"> {md(f.get('quote') or '')}")
         if f.get("source_url"):
-            st.markdown(f"[source]({f['source_url']}) · via {' + '.join(f.get('hops') or [])}")
+            st.markdown(f"{link('source', f['source_url'])} · via {md(' + '.join(f.get('hops') or []))}")
         for p in f.get("premises") or []:
-            st.caption(f"{p.get('rule')} {p.get('status')}: {p.get('detail')}")
+            st.caption(md(f"{p.get('rule')} {p.get('status')}: {p.get('detail')}"))
 
 
 def guard_section() -> None:
@@ -135,7 +136,7 @@ def case_detail(c: dict[str, Any]) -> None:
     st.markdown(f"**{c['id']}** · {c['kind']} · expected: *{row['expected']}* · got: **{c['verdict']}**"
                 f" citing {row['cited']}")
     if c.get("why"):
-        st.caption(c["why"])
+        st.caption(md(c["why"]))
     st.code(c.get("diff") or "", language="diff")
     if not c["findings"]:
         st.caption("The guard returned no findings.")

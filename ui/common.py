@@ -31,6 +31,21 @@ def require_repo() -> str | None:
     return repo
 
 
+def url_param(name: str) -> str | None:
+    """A query parameter of the page's URL (so a reload or a shared link opens the same thing)."""
+    value = st.query_params.get(name)
+    return str(value) if value else None
+
+
+def set_url_param(name: str, value: str | None) -> None:
+    """Put ``value`` in the URL (or take ``name`` out of it); only writes when it changes."""
+    if value:
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+    elif name in st.query_params:
+        del st.query_params[name]
+
+
 def guarded[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
     """Run a core call; show an RGuard error as a clear message instead of a traceback."""
     try:
