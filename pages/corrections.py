@@ -11,8 +11,17 @@ import streamlit as st
 
 from rguard_core.db import Graph
 from rguard_core.errors import RGuardError, StaleCorrectionPreview
-from rguard_core.memory import (StepReport, apply_correction, lift_quarantine, preview_correction, preview_lift,
-                                preview_quarantine, preview_undo, quarantine_source, undo)
+from rguard_core.memory import (
+    StepReport,
+    apply_correction,
+    lift_quarantine,
+    preview_correction,
+    preview_lift,
+    preview_quarantine,
+    preview_undo,
+    quarantine_source,
+    undo,
+)
 from rguard_core.memory.browse import HistoryEntry, Target, history, search_targets, titles
 from ui.common import get_store, guarded, selected_repo, set_url_param, url_param
 from ui.evidence import md, visible

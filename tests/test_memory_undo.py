@@ -13,8 +13,18 @@ import pytest
 from rguard_core.cli import main
 from rguard_core.db import Graph, Store
 from rguard_core.errors import ConflictError, InvalidInput, StaleCorrectionPreview
-from rguard_core.memory import (apply_correction, lift_quarantine, load_scenario, preview_correction, preview_lift,
-                                preview_quarantine, preview_undo, quarantine_source, status, undo)
+from rguard_core.memory import (
+    apply_correction,
+    lift_quarantine,
+    load_scenario,
+    preview_correction,
+    preview_lift,
+    preview_quarantine,
+    preview_undo,
+    quarantine_source,
+    status,
+    undo,
+)
 from rguard_core.memory.browse import history
 from rguard_core.memory.status import recompute
 

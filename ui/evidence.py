@@ -9,7 +9,6 @@ import streamlit as st
 
 from rguard_core.node_detail import SourceText
 
-
 # Bidirectional and invisible formatting characters: an RLO makes "evil" read "live", a zero-width space hides
 # inside an identifier. Source text shows each of them as a visible marker instead of obeying it.
 CONTROLS = re.compile("[\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
