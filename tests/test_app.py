@@ -50,3 +50,25 @@ def test_ingest_page_shows_clear_error_for_missing_folder(store: Store) -> None:
     at.button[0].click().run()
     assert not at.exception
     assert any("no such folder" in e.value for e in at.error)
+
+
+def test_the_picker_follows_a_fresh_ingest_and_a_failed_one_clears_the_report(store: Store) -> None:
+    at = _app().run()
+    at.switch_page("pages/ingest.py").run()
+    at.radio[0].set_value("Snapshot folder (GitHub REST shapes)")
+    at.text_input(key="ingest_target").input(str(FIXTURE))
+    at.button[0].click().run()
+    assert not at.exception and any("Coverage report" in s.value for s in at.subheader)
+    assert at.session_state["repo"] == "acme/ledger"
+    assert at.query_params["repo"] in ("acme/ledger", ["acme/ledger"])
+    at.text_input(key="ingest_target").input("/nonexistent/folder")
+    at.button[0].click().run()
+    assert any("no such folder" in e.value for e in at.error)
+    assert not any("Coverage report" in s.value for s in at.subheader)  # the earlier run's report is gone
+
+
+def test_llm_extractor_is_offered_only_with_an_endpoint(store: Store) -> None:
+    at = _app().run()
+    at.switch_page("pages/ingest.py").run()
+    box = at.selectbox(key="ingest_extractor")
+    assert box.options == ["offline"] and "OPENAI_BASE_URL" in (box.help or "")
