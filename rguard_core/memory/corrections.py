@@ -176,9 +176,9 @@ def _validate(new_statement: str, by: str) -> tuple[str, str]:
     text = (new_statement or "").strip()
     who = (by or "").strip()
     if not text:
-        raise InvalidInput("a correction needs the corrected statement (--text)")
+        raise InvalidInput("a correction needs the corrected statement, in your own words")
     if not who:
-        raise InvalidInput("a correction needs the reviewer's name (--by)")
+        raise InvalidInput("a correction needs the reviewer's name or login")
     return text, who
 
 
