@@ -69,7 +69,17 @@ if last:
     if cov["rejected_examples"]:
         st.markdown("**Quotes rejected (not verbatim or empty)**")
         st.dataframe(pd.DataFrame(cov["rejected_examples"]), hide_index=True)
-    if cov["unresolved_links"] or cov["problems"]:
+    # every record file is accounted for: read, or skipped with the reason (rguard_core/ingest/skipped.py)
+    counted = [p for p in cov["problems"] if p.startswith("read ") and " files in the snapshot" in p]
+    skipped = [p.removeprefix("skipped ") for p in cov["problems"] if p.startswith("skipped ")]
+    problems = [p for p in cov["problems"] if p not in counted and not p.startswith("skipped ")]
+    for line in counted:
+        st.caption(visible(line[:1].upper() + line[1:]) + (f"; {len(skipped)} skipped, listed below." if skipped else "."))
+    if skipped:
+        with st.expander(f"Skipped files ({len(skipped)}) and why"):
+            for line in skipped:
+                st.text(visible(line))
+    if cov["unresolved_links"] or problems:
         with st.expander("Links that did not resolve and other problems"):
-            for line in cov["unresolved_links"] + cov["problems"]:
+            for line in cov["unresolved_links"] + problems:
                 st.text(visible(line))

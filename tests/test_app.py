@@ -72,3 +72,31 @@ def test_llm_extractor_is_offered_only_with_an_endpoint(store: Store) -> None:
     at.switch_page("pages/ingest.py").run()
     box = at.selectbox(key="ingest_extractor")
     assert box.options == ["offline"] and "OPENAI_BASE_URL" in (box.help or "")
+
+
+def test_coverage_counts_every_snapshot_file_and_says_what_was_skipped(store: Store, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from rguard_core.ingest.pipeline import ingest_snapshot
+
+    root = tmp_path / "snap"
+    shutil.copytree(FIXTURE / "repos" / "acme" / "ledger", root / "repos" / "cov-test" / "ledger")
+    issues = root / "repos" / "cov-test" / "ledger" / "issues"
+    (issues / "99.json").write_text(json.dumps({"number": 99, "title": "Nobody links me", "body": "x",
+                                                "state": "open", "user": {"login": "a", "type": "User"}}))
+    (issues / "notes.json").write_text("{}")
+    res = ingest_snapshot(store, root)
+    problems = res.coverage.problems
+    assert "read 6 of 6 PR files and 3 of 4 issue files in the snapshot" in problems
+    assert any(p.startswith("skipped issues/99.json: issue #99 is linked from no PR") for p in problems)
+    assert "skipped issues/notes.json: not a numbered issue record" in problems
+    at = _app().run()
+    at.switch_page("pages/ingest.py").run()
+    at.radio[0].set_value("Snapshot folder (GitHub REST shapes)")
+    at.text_input(key="ingest_target").input(str(root))
+    at.button[0].click().run()
+    assert not at.exception
+    assert any("Read 6 of 6 PR files and 3 of 4 issue files" in c.value and "2 skipped" in c.value for c in at.caption)
+    assert any("Skipped files (2)" in e.label for e in at.expander)
+    store.repo_graph("cov-test/ledger").delete()

@@ -23,6 +23,7 @@ from .extract.base import Extractor
 from .extract.offline import OfflineExtractor
 from .model import RepoHistory
 from .rest import SnapshotSource
+from .skipped import snapshot_skips
 from .writer import write_batch
 
 Progress = Callable[[str, int, int], None]
@@ -89,6 +90,7 @@ def ingest_snapshot(
     t0 = time.perf_counter()
     src = SnapshotSource(Path(path), repo)
     hist = collect_history(src, max_prs=max_prs, progress=progress)
+    hist.problems += snapshot_skips(src.dir, hist, max_prs)  # every record file: read, or skipped with why
     return ingest_history(store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress,
                           time.perf_counter() - t0)
 
