@@ -25,7 +25,7 @@ from rguard_core.views import (
     build_view,
 )
 from rguard_core.why import WhyAnswer, WhyDecision, why
-from ui.common import get_store, guarded, require_repo
+from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw
 
@@ -264,8 +264,15 @@ def main() -> None:
         for k in (SEL, PICK, BLAST, ANSWER):
             st.session_state.pop(k, None)
         st.session_state["dg_repo"] = repo
+        # a reload or a shared link (?node=ID, ?q=question) opens the same node and question
+        if url_param("node"):
+            st.session_state[SEL] = url_param("node")
+        if url_param("q") and not st.session_state.get("dg_question"):
+            st.session_state["dg_question"] = url_param("q")
     ask_why(store, repo)
     explore(store, repo)
+    set_url_param("node", st.session_state.get(SEL))
+    set_url_param("q", (st.session_state.get("dg_question") or "").strip() or None)
 
 
 main()
