@@ -23,7 +23,7 @@ from rguard_core.memory import (
     undo,
 )
 from rguard_core.memory.browse import HistoryEntry, Target, history, search_targets, titles
-from ui.common import get_store, guarded, selected_repo, set_url_param, url_param
+from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param
 from ui.evidence import md, visible
 
 st.title("Corrections")
@@ -99,7 +99,7 @@ def header(t: Target, verb: str) -> None:
 
 
 def conflict(e: RGuardError, key: str) -> None:
-    st.error(f"Conflict: {e}. Nothing was written." if isinstance(e, StaleCorrectionPreview) else str(e))
+    st.error(f"Conflict: {e}. Nothing was written." if isinstance(e, StaleCorrectionPreview) else page_message(e))
     st.session_state.pop(key, None)
     st.button("Preview again", key=f"{key}_again")
 
@@ -116,7 +116,7 @@ def correct_form(t: Target) -> None:
             st.session_state["corr_preview"] = preview_correction(graph, t.id, new_text, by)
         except RGuardError as e:
             st.session_state.pop("corr_preview", None)
-            st.error(str(e))
+            st.error(page_message(e))
     preview = st.session_state.get("corr_preview")
     if preview is None or preview.claim != t.id:
         return
@@ -143,7 +143,7 @@ def quarantine_form(t: Target) -> None:
             st.session_state["q_preview"] = preview_quarantine(graph, t.id)
         except RGuardError as e:
             st.session_state.pop("q_preview", None)
-            st.error(str(e))
+            st.error(page_message(e))
     preview = st.session_state.get("q_preview")
     if preview is None or preview.source != t.id:
         return
@@ -181,7 +181,7 @@ def lift_form(t: Target) -> None:
             st.session_state["lift_preview"] = preview_lift(graph, t.id)
         except RGuardError as e:
             st.session_state.pop("lift_preview", None)
-            st.error(str(e))
+            st.error(page_message(e))
     preview = st.session_state.get("lift_preview")
     if preview is None or preview.target.about != t.id:
         return
@@ -225,7 +225,7 @@ def undo_section(entries: list[HistoryEntry]) -> None:
             st.session_state["undo_preview"] = preview_undo(graph, entry.id)
         except RGuardError as e:
             st.session_state.pop("undo_preview", None)
-            st.error(str(e))
+            st.error(page_message(e))
     preview = st.session_state.get("undo_preview")
     if preview is None or preview.target.id != entry.id:
         return

@@ -10,7 +10,7 @@ from rguard_core.guard import Finding, run_guard
 from rguard_core.guard.feedback import FeedbackEntry, entries, give_feedback
 from rguard_core.memory import undo
 from rguard_core.node_detail import node_detail
-from ui.common import get_store, require_repo, set_url_param, url_param
+from ui.common import get_store, page_message, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw_path
 from ui.guard_input import INPUTS, GuardInput, GuardRun, read_input
@@ -37,7 +37,7 @@ def guard(inp: GuardInput, judge: str) -> None:
             report = run_guard(store, repo, inp.diff, judge=judge, pr=inp.pr)
     except RGuardError as e:
         st.session_state.pop("guard_run", None)
-        st.error(str(e))
+        st.error(page_message(e))
         return
     st.session_state["guard_run"] = GuardRun(inp, report)
     set_url_param("pr", str(inp.pr) if inp.pr is not None else None)
@@ -68,14 +68,14 @@ if run:
                          upload_bytes=uploaded.getvalue() if uploaded is not None else None)
     except RGuardError as e:
         st.session_state.pop("guard_run", None)
-        st.error(str(e))
+        st.error(page_message(e))
     else:
         guard(inp, judge)
 elif "guard_run" not in st.session_state and url_param("pr"):
     try:  # a reload or a shared link (?pr=N) shows that PR's verdict again
         guard(read_input("pr", repo, pr_text=url_param("pr") or ""), "offline")
     except RGuardError as e:
-        st.error(str(e))
+        st.error(page_message(e))
 
 current: GuardRun | None = st.session_state.get("guard_run")
 login = ""
@@ -94,7 +94,7 @@ def undo_entry(e: FeedbackEntry) -> None:
         try:
             undo(store.repo_graph(repo), e.correction, login, "undone on the Guard page", revision=e.revision)
         except RGuardError as err:
-            st.error(str(err))
+            st.error(page_message(err))
         else:
             rerun_guard(f"Undid the {e.kind} by {e.by} ({e.correction}).")
 
@@ -151,7 +151,7 @@ def feedback_form(f: Finding) -> None:
         try:
             res = give_feedback(store, repo, f.decision_id, kind, login, reason, lines_key=f.lines_key)
         except RGuardError as e:
-            st.error(str(e))
+            st.error(page_message(e))
             return
     if res.status == "already":
         st.info(f"You already gave this {res.kind} ({res.correction}); undo it first to change it.")

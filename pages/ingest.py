@@ -7,7 +7,7 @@ import streamlit as st
 
 from rguard_core.errors import RGuardError
 from rguard_core.ingest.request import IngestRequest, run_ingest
-from ui.common import get_store
+from ui.common import get_store, page_message
 from ui.evidence import visible
 
 st.title("Ingest")
@@ -47,7 +47,7 @@ if submitted:
     except RGuardError as e:
         status.update(label="Ingest failed — nothing was written", state="error")
         st.session_state.pop("last_ingest", None)  # the previous run's report is not this run's
-        st.error(str(e))
+        st.error(page_message(e))
     else:
         status.update(label=f"Ingested {res.repo}", state="complete", expanded=False)
         st.session_state["last_ingest"] = res.as_dict()

@@ -100,3 +100,14 @@ def test_coverage_counts_every_snapshot_file_and_says_what_was_skipped(store: St
     assert any("Read 6 of 6 PR files and 3 of 4 issue files" in c.value and "2 skipped" in c.value for c in at.caption)
     assert any("Skipped files (2)" in e.label for e in at.expander)
     store.repo_graph("cov-test/ledger").delete()
+
+
+def test_ingest_errors_speak_the_pages_language(store: Store, tmp_path: Path) -> None:
+    at = _app().run()
+    at.switch_page("pages/ingest.py").run()
+    at.radio[0].set_value("Local git clone")
+    at.text_input(key="ingest_target").input(str(tmp_path))
+    at.button[0].click().run()
+    assert not at.exception
+    (err,) = [e.value for e in at.error]
+    assert "repository name (OWNER/NAME" in err and "--" not in err
