@@ -59,8 +59,10 @@ def test_the_picker_follows_a_fresh_ingest_and_a_failed_one_clears_the_report(st
     at.text_input(key="ingest_target").input(str(FIXTURE))
     at.button[0].click().run()
     assert not at.exception and any("Coverage report" in s.value for s in at.subheader)
-    assert at.session_state["repo"] == "acme/ledger"
-    assert at.query_params["repo"] in ("acme/ledger", ["acme/ledger"])
+    # the hand-off to the sidebar picker (AppTest runs a switched-to page without app.py, so the picker itself
+    # following it is checked in the browser: tests/e2e/test_untrusted_text.py)
+    handed = at.session_state["repo_next"] if "repo_next" in at.session_state else at.session_state["repo"]
+    assert handed == "acme/ledger"
     at.text_input(key="ingest_target").input("/nonexistent/folder")
     at.button[0].click().run()
     assert any("no such folder" in e.value for e in at.error)

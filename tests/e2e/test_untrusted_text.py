@@ -79,7 +79,10 @@ def test_a_poisoned_snapshot_renders_as_text_and_loads_nothing_remote(
     next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Ingest").click()
     wait_for(lambda: "Coverage report" in body_text(browser), "the coverage report", timeout=90)
     settle(browser)
-    assert REPO in body_text(browser)  # the picker followed the fresh ingest
+    picker = ("const b = document.querySelector('[data-testid=\"stSidebar\"] [data-testid=\"stSelectbox\"]');"
+              "return b ? b.innerText + ' ' + [...b.querySelectorAll('input')].map(i => i.value).join(' ') : '';")
+    wait_for(lambda: REPO in browser.execute_script(picker), "the sidebar picker to follow the fresh ingest")
+    assert "repo=evil" in browser.current_url  # and the URL names it, so a reload keeps it
 
     go(browser, app_url, "Corrections")
     type_into(browser, "Find a claim, decision or source (words or an exact id)", "pr:10")
