@@ -22,6 +22,10 @@ COMMAND_MODULES = [
     "rguard_core.commands.memory",
     "rguard_core.commands.why",
     "rguard_core.commands.eval",
+    "rguard_core.commands.lookup",
+    "rguard_core.commands.mcp",
+    "rguard_core.commands.precommit",
+    "rguard_core.commands.action",
 ]
 
 EXIT_ERROR = 2

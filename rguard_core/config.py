@@ -19,6 +19,7 @@ SETTINGS_DOC: dict[str, tuple[str, str]] = {
     "RGUARD_LLM_MODEL": ("gpt-4o-mini", "model name sent to the LLM endpoint"),
     "RGUARD_QUERY_TIMEOUT_MS": ("10000", "time limit for each graph query; a slower one raises QueryTimeout"),
     "RGUARD_INACTIVE_DAYS": ("365", "an author with no activity for this many days counts as inactive (guard rule R6)"),
+    "RGUARD_REVIEWER": ("(unset)", "the reviewer login the MCP server writes feedback and corrections as (needed with --allow-writes)"),
 }
 
 
@@ -35,6 +36,7 @@ class Settings:
     llm_model: str = "gpt-4o-mini"
     query_timeout_ms: int = 10_000
     inactive_days: int = 365
+    reviewer: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -50,6 +52,7 @@ class Settings:
             llm_model=e.get("RGUARD_LLM_MODEL") or "gpt-4o-mini",
             query_timeout_ms=_int(e, "RGUARD_QUERY_TIMEOUT_MS", 10_000),
             inactive_days=_int(e, "RGUARD_INACTIVE_DAYS", 365),
+            reviewer=(e.get("RGUARD_REVIEWER") or "").strip() or None,
         )
 
     @property
