@@ -99,11 +99,11 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
             todo.append(cmd)
 
     # a "wrong" dismisses the finding on the lines this pull request changes (its lines_key in this report)
-    lines = {f.decision_id: f.lines_key for f in [*report.findings, *report.dismissed]}
+    lines_of = {f.decision_id: f.lines_key for f in [*report.findings, *report.dismissed]}
 
     def record(cmd: Command, decision: str) -> dict[str, Any]:
         return record_feedback(store, graph_repo, decision, cmd.kind, cmd.login, cmd.reason,
-                               lines_key=lines.get(decision), diff=diff_text)
+                               lines_key=lines_of.get(decision), diff=diff_text)
 
     default = report.findings[0].decision_id if report.findings else None
     outcomes = handle(todo, client.permission, record, default)

@@ -19,7 +19,10 @@ Semantics (engine.py; checked against the independent oracle in tests/memory_ora
 - independent sources of a holding claim: distinct lineage roots (``derived_from``) of the sources of the
   holding observations in its holding support; quarantine does not travel along ``derived_from`` (a claim
   falls with its own source only);
-- retrieve never returns the text of a claim (or decision) that does not hold; it counts them as withheld.
+- retrieve never returns the text of a claim (or decision) that does not hold; it counts them as withheld;
+- every step can be previewed (``preview_quarantine``, ``preview_correction``, ``preview_undo``) and undone
+  (``undo``, ``lift_quarantine``) as a new audit entry; guard feedback is written here too (reviews.py), so
+  there is one writer of corrections.
 
 How it is stored and kept safe:
 - every memory write is ONE compare-and-set query on the graph's ``MemoryState`` revision plus the revision
