@@ -123,6 +123,10 @@ def test_revert_a_claim_correction(ws: tuple[str, Graph]) -> None:
         preview_undo(g, c.correction)
     with pytest.raises(InvalidInput, match="cannot be undone"):
         undo(g, res.undo, "bo")  # an undo is undone by applying the step again
+    again = apply_correction(g, "inv1001-settled", "INV-1001 is still open.", "ana")
+    assert again.status == "applied" and again.correction != c.correction and again.replacement != c.replacement
+    assert g.read("MATCH (k:Correction {kind: 'claim'}) RETURN k.state AS s ORDER BY s") == [
+        {"s": "applied"}, {"s": "reverted"}]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
