@@ -156,3 +156,21 @@ def test_feedback_without_a_login_says_so_in_the_pages_words(private: str) -> No
     did = next(k.removeprefix("fb_kind_") for k in (r.key for r in at.radio) if k and k.startswith("fb_kind_"))
     _send(at, did, "ack", "x")
     assert any("login" in e.value and "--" not in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_two_reviewers_dismiss_the_same_finding_and_one_undoes_theirs(store: Store, private: str) -> None:
+    diff = _case("revert", "contradicts")
+    a, b = _guard(diff, private), _guard(diff, private)  # two sessions on one graph, same verdict on screen
+    did = next(k.removeprefix("fb_kind_") for k in (r.key for r in a.radio) if k and k.startswith("fb_kind_"))
+    a.text_input(key="guard_login").input("alice")
+    b.text_input(key="guard_login").input("bob")
+    _send(a, did, "wrong", "Alice: not a contradiction.")
+    _send(b, did, "wrong", "Bob: agreed, not one.")  # b's page was stale: its write still lands, nothing lost
+    g = store.repo_graph(private)
+    rows = g.read("MATCH (c:Correction {kind: 'wrong', state: 'applied'}) RETURN c.by AS by ORDER BY by")
+    assert [r["by"] for r in rows] == ["alice", "bob"]
+    undo_alice = next(bt for bt in a.button if (bt.label or "") == "Undo wrong by alice")
+    undo_alice.click().run()
+    assert not a.exception and any("Undid the wrong by alice" in s.value for s in a.success)
+    # bob's dismissal still holds for these lines: the finding stays dismissed, now on bob's word
+    assert any("Dismissed by bob" in c.value for c in a.caption), [c.value for c in a.caption]
