@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "rguard_core.commands.memory",
     "rguard_core.commands.why",
     "rguard_core.commands.eval",
+    "rguard_core.commands.codemap",
 ]
 
 EXIT_ERROR = 2

@@ -1,0 +1,141 @@
+"""Python import resolution over a tree of paths, the way ``importlib``'s PathFinder/FileFinder look.
+
+In one search location a regular package (``x/__init__.py``) beats a module (``x.py``), which beats a
+namespace portion (a directory without ``__init__.py``); portions count only when no location holds a
+regular package or module, and then the next name is looked up in all of them. ``import a.b.c`` is an
+edge to the deepest module; ``from P import n`` an edge to submodule ``P.n`` when it is a file, and to P
+itself for names that are not submodules. Search roots: the tree root, ``src/`` folders and folders with
+a ``pyproject.toml``/``setup.py``/``setup.cfg`` (and their ``src/``), and a script's own folder when it is
+not in a package (``sys.path[0]`` when it runs).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sys
+
+from .model import ImportRef, Reason
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+MAX_ROOT_DEPTH = 4  # deeper ``src`` folders are fixtures and vendored copies more often than source roots
+
+Found = tuple[str | None, list[str]]  # (file, the package folders it searches next: [] for a plain module)
+
+
+class PythonResolver:
+    def __init__(self, files: set[str]) -> None:
+        self.files = files
+        self.dirs = _dirs(files)
+        self.roots = source_roots(files, self.dirs)
+
+    def roots_for(self, importer: str) -> list[str]:
+        here = posixpath.dirname(importer)
+        own = [here] if here not in self.roots and not self._is_file(posixpath.join(here, "__init__.py")) else []
+        return own + self.roots
+
+    def resolve(self, importer: str, ref: ImportRef) -> list[tuple[str, str]] | Reason:
+        """``[(target path, specifier)]`` for a proven import, else the reason it is not an edge."""
+        if not ref.literal or not (ref.specifier.strip(".") or ref.level):
+            return "unsupported_syntax"
+        if ref.level:
+            return self._relative(importer, ref)
+        parts = ref.specifier.split(".")
+        if ref.kind == "DYNAMIC_IMPORT" or not ref.names:
+            found = self.find(parts, self.roots_for(importer))
+            return self._outcome(found, parts, importer, [(found[0], ref.specifier)] if found and found[0] else [])
+        found = self.find(parts, self.roots_for(importer))
+        return self._outcome(found, parts, importer, self._from_edges(found, ref) if found else [])
+
+    def _relative(self, importer: str, ref: ImportRef) -> list[tuple[str, str]] | Reason:
+        base = posixpath.dirname(importer)
+        for _ in range(ref.level - 1):
+            if not base:
+                return "missing_file"  # beyond the top-level package
+            base = posixpath.dirname(base)
+        module = ref.specifier.lstrip(".")
+        if module:
+            found = self.find(module.split("."), [base])
+        else:
+            init = posixpath.join(base, "__init__.py")
+            found = (init if self._is_file(init) else None, [base])
+        if found is None:
+            return "missing_file"
+        edges = self._from_edges(found, ref)
+        if edges:
+            return edges
+        return "namespace_package" if found[1] and found[0] is None else "missing_file"
+
+    def _from_edges(self, found: Found, ref: ImportRef) -> list[tuple[str, str]]:
+        file, locations = found
+        edges: list[tuple[str, str]] = []
+        attrs = False
+        prefix = ref.specifier if ref.specifier.endswith(".") else ref.specifier + "."
+        for name in ref.names:
+            sub = self.find([name], locations) if name != "*" and locations else None
+            if sub is not None and sub[0] is not None:
+                edges.append((sub[0], prefix + name))
+            else:
+                attrs = True
+        if (attrs or not ref.names) and file is not None:
+            edges.insert(0, (file, ref.specifier))
+        return edges
+
+    def _outcome(self, found: Found | None, parts: list[str], importer: str,
+                 edges: list[tuple[str, str]]) -> list[tuple[str, str]] | Reason:
+        if edges:
+            return edges
+        if found is not None:
+            return "namespace_package"
+        if self.find(parts[:1], self.roots_for(importer)) is not None:
+            return "missing_file"  # the top-level package is ours, the module is not there
+        return "stdlib" if parts[0] in sys.stdlib_module_names else "external"
+
+    def find(self, parts: list[str], locations: list[str]) -> Found | None:
+        """Where ``a.b.c`` is: (file or None for a namespace package, folders searched for its submodules)."""
+        found: Found | None = None
+        for i, part in enumerate(parts):
+            portions: list[str] = []
+            found = None
+            for loc in locations:
+                base = posixpath.join(loc, part) if loc else part
+                init = base + "/__init__.py"
+                if self._is_file(init):
+                    found = (init, [base])
+                    break
+                if self._is_file(base + ".py"):
+                    found = (base + ".py", [])
+                    break
+                if base in self.dirs:
+                    portions.append(base)
+            if found is None and portions:
+                found = (None, portions)
+            if found is None or (not found[1] and i < len(parts) - 1):
+                return None
+            locations = found[1]
+        return found
+
+    def _is_file(self, path: str) -> bool:
+        return path in self.files
+
+
+def _dirs(files: set[str]) -> set[str]:
+    out: set[str] = set()
+    for f in files:
+        d = posixpath.dirname(f)
+        while d and d not in out:
+            out.add(d)
+            d = posixpath.dirname(d)
+    return out
+
+
+def source_roots(files: set[str], dirs: set[str]) -> list[str]:
+    """The tree root first, then project folders and ``src`` folders (shallow first, then by name)."""
+    found: set[str] = set()
+    for f in files:
+        d, name = posixpath.split(f)
+        if name in PROJECT_MARKERS and d and d.count("/") < MAX_ROOT_DEPTH:
+            found.add(d)
+    for d in dirs:
+        if posixpath.basename(d) == "src" and d.count("/") < MAX_ROOT_DEPTH:
+            found.add(d)
+    return [""] + sorted(found, key=lambda d: (d.count("/"), d))
