@@ -5,8 +5,9 @@ namespace portion (a directory without ``__init__.py``); portions count only whe
 regular package or module, and then the next name is looked up in all of them. ``import a.b.c`` is an
 edge to the deepest module; ``from P import n`` an edge to submodule ``P.n`` when it is a file, and to P
 itself for names that are not submodules. Search roots: the tree root, ``src/`` folders and folders with
-a ``pyproject.toml``/``setup.py``/``setup.cfg`` (and their ``src/``), and a script's own folder when it is
-not in a package (``sys.path[0]`` when it runs).
+a ``pyproject.toml``/``setup.py``/``setup.cfg``, and a script's own folder when it is not in a package
+(``sys.path[0]`` when it runs). The roots that hold the importer are searched first, deepest first (a nested
+project sees its own packages before the outer tree's), then the others.
 """
 
 from __future__ import annotations
@@ -27,11 +28,19 @@ class PythonResolver:
         self.files = files
         self.dirs = _dirs(files)
         self.roots = source_roots(files, self.dirs)
+        self._roots_cache: dict[str, list[str]] = {}
 
     def roots_for(self, importer: str) -> list[str]:
+        """The script's folder (outside a package), the roots that hold the importer (deepest first), the rest."""
+        cached = self._roots_cache.get(importer)
+        if cached is not None:
+            return cached
         here = posixpath.dirname(importer)
         own = [here] if here not in self.roots and not self._is_file(posixpath.join(here, "__init__.py")) else []
-        return own + self.roots
+        holding = sorted((r for r in self.roots if not r or importer.startswith(r + "/")), key=lambda r: -len(r))
+        out = own + holding + [r for r in self.roots if r not in holding]
+        self._roots_cache[importer] = out
+        return out
 
     def resolve(self, importer: str, ref: ImportRef) -> list[tuple[str, str]] | Reason:
         """``[(target path, specifier)]`` for a proven import, else the reason it is not an edge."""

@@ -205,3 +205,28 @@ def tree_from_github(repo: str, ref: str, api_url: str, token: str | None = None
     finally:
         if own:
             http.close()
+
+
+def tree_from_folder(path: str | Path) -> Tree:
+    """The files under a plain folder (tests and benchmarks; a build records no commit for it)."""
+    top = Path(path)
+    if not top.is_dir():
+        raise InvalidInput(f"{top} is not a folder")
+    tree = Tree(TreeInfo("folder", "", None, str(top.resolve())))
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        for name in filenames:
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):
+                tree.skip("link_or_unsafe_path")
+                continue
+            tree.paths.add(rel)
+            if lang_of(rel) is not None or name in CONFIG_NAMES:
+                if os.path.getsize(full) > MAX_FILE_BYTES:
+                    tree.skip("too_large")
+                    continue
+                with open(full, "rb") as fh:
+                    tree.contents[rel] = fh.read()
+    return tree

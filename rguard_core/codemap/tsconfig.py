@@ -36,6 +36,11 @@ class _Raw:
 
 def strip_jsonc(text: str) -> str:
     """JSON with ``//`` and ``/* */`` comments and trailing commas → plain JSON."""
+    return _scan(_scan(text, comments=True), comments=False)
+
+
+def _scan(text: str, comments: bool) -> str:
+    """One string-aware pass: drop comments (``comments=True``) or commas before ``}``/``]``."""
     out: list[str] = []
     i, n = 0, len(text)
     in_str = False
@@ -47,31 +52,28 @@ def strip_jsonc(text: str) -> str:
                 out.append(text[i + 1])
                 i += 2
                 continue
-            if c == '"':
-                in_str = False
+            in_str = c != '"'
             i += 1
-        elif c == '"':
+            continue
+        if c == '"':
             in_str = True
-            out.append(c)
-            i += 1
-        elif text.startswith("//", i):
+        elif comments and text.startswith("//", i):
             j = text.find("\n", i)
             i = n if j < 0 else j
-        elif text.startswith("/*", i):
+            continue
+        elif comments and text.startswith("/*", i):
             j = text.find("*/", i + 2)
             i = n if j < 0 else j + 2
-        elif c == ",":
+            continue
+        elif not comments and c == ",":
             j = i + 1
             while j < n and text[j] in " \t\r\n":
                 j += 1
             if j < n and text[j] in "}]":
                 i += 1  # a trailing comma
                 continue
-            out.append(c)
-            i += 1
-        else:
-            out.append(c)
-            i += 1
+        out.append(c)
+        i += 1
     return "".join(out)
 
 
