@@ -78,16 +78,21 @@ def test_files_without_an_import_edge_to_the_decision_get_nothing(store: Store, 
 
 
 def test_cap_keeps_the_judges_contradiction_and_caps_the_rest() -> None:
+    from rguard_core.guard.diffparse import parse_diff
     from rguard_core.guard.import_hop import cap
+    from rguard_core.guard.judge_offline import diff_change_sets
     from rguard_core.guard.model import Candidate, DecisionInfo, Judgement
 
-    info = DecisionInfo("decision:pr:1", "s", "q", "pr:1", "pr", 1, None, "u", "t", "active", 1.0)
+    info = DecisionInfo("decision:pr:1", "s", "q", "pr:1", "pr", 1, None, "u", "t", "active", 1.0,
+                        patches={"b.py": "@@ -1,2 +1,2 @@\n def verify(token):\n-    return token == KEY\n"
+                                         "+    return hmac.compare_digest(token, KEY)\n"})
+    sets = diff_change_sets(parse_diff(diff("a.py", ["    ok = verify(t)"], ["    ok = t == KEY"], ["def f(t):"], 1)).files)
     path = ["file:a.py", "file:b.py", "pr:1", "decision:pr:1"]
     only = Candidate("decision:pr:1", ["import"], path, ["a.py"])
     both = Candidate("decision:pr:1", ["touches", "import"], path, ["a.py"])
-    c = cap(only, Judgement("contradicts", 0.8, "undoes it"), {}, info)
+    c = cap(only, Judgement("contradicts", 0.8, "undoes it"), sets, info)
     assert c.label == "contradicts" and c.score == 0.8 and "a.py - b.py" in c.reason
-    r = cap(only, Judgement("related", 0.5, "overlap"), {}, info)
-    assert r.label == "related" and r.score == IMPORT_MAX_SCORE
-    assert cap(only, Judgement("unrelated", 0.0, "nothing"), {}, info).label == "unrelated"  # no shared names
+    r = cap(only, Judgement("related", 0.5, "overlap"), sets, info)  # `verify` is defined by the decision's hunk
+    assert r.label == "related" and r.score == IMPORT_MAX_SCORE and "`verify`" in r.reason
+    assert cap(only, Judgement("related", 0.5, "overlap"), {}, info).label == "unrelated"  # nothing shared: dropped
     assert cap(both, Judgement("related", 0.5, "overlap"), {}, info).score == 0.5  # another hop reached it too
