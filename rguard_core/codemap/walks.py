@@ -303,3 +303,45 @@ def _path(graph: Graph, a: str, b: str) -> list[Step] | None:
                 return list(reversed(out))
         frontier = nxt
     return None
+
+
+DECISION_CHOICES_Q = """
+MATCH (d:Decision)
+WHERE coalesce(d.status, 'active') = 'active'
+WITH d
+MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s
+OPTIONAL MATCH (s)<-[:ADDS]-(adder:PR)
+WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
+MATCH (p)-[:TOUCHES]->(f:File)
+WHERE f.in_tree = true
+RETURN d.id AS id, d.summary AS summary, count(DISTINCT f) AS files, sum(coalesce(f.fan_in, 0)) AS importers
+ORDER BY importers DESC, id
+LIMIT $limit
+"""
+FILE_CHOICES_Q = """
+MATCH (f:File) WHERE f.in_tree = true AND f.lang <> 'other'
+RETURN f.path AS path, coalesce(f.fan_in, 0) AS fan_in
+ORDER BY fan_in DESC, path
+LIMIT $limit
+"""
+
+
+@dataclass(frozen=True)
+class DecisionChoice:
+    id: str
+    summary: str
+    files: int  # its files that are in the code map
+    importers: int  # their fan-in, summed
+
+
+def decision_choices(graph: Graph, limit: int = 500) -> list[DecisionChoice]:
+    """Active decisions whose change touched files of the code map, most imported first."""
+    rows = graph.read(DECISION_CHOICES_Q, {"limit": int(limit)}, name="codemap.decision_choices")
+    return [DecisionChoice(r["id"], r.get("summary") or "", int(r["files"]), int(r["importers"])) for r in rows]
+
+
+def file_choices(graph: Graph, limit: int = 5000) -> list[tuple[str, int]]:
+    """(path, fan-in) of the code map's source files, most imported first."""
+    rows = graph.read(FILE_CHOICES_Q, {"limit": int(limit)}, name="codemap.file_choices")
+    return [(r["path"], int(r["fan_in"])) for r in rows]
