@@ -47,7 +47,7 @@ def decision_section(store: Store, repo: str, decision_id: str) -> None:
     if not files:
         st.caption("This decision's change touched no files.")
         return
-    rows = []
+    rows: list[dict[str, object]] = []
     for f in files:
         if not f.importers:
             rows.append({"decision's file": f.path, "imported by": "—" if f.in_tree else "(not in the mapped tree)",

@@ -38,6 +38,9 @@ _TS_EXTRA = """
 """
 
 
+PREFIX_MIN_SAVING = 512  # bytes after the last import worth skipping
+
+
 def lang_of(path: str) -> Lang | None:
     """The language a path is parsed as, by extension (``.d.ts`` declaration files are not parsed)."""
     name = path.rsplit("/", 1)[-1]
@@ -78,14 +81,30 @@ def parse_file(path: str, data: bytes) -> ParsedFile | None:
     lang = lang_of(path)
     if lang is None:
         return None
+    if b"import" not in data and b"require" not in data:
+        return ParsedFile(path, lang, ())  # no import can be written without one of these words: nothing to parse
     import tree_sitter as ts
 
     parser, query = _parser(_grammar(path, lang))
-    tree = parser.parse(data)
+    tree = _parse_prefix(parser, data)
     matches = ts.QueryCursor(query).matches(tree.root_node)
     refs = _python(matches) if lang == "python" else _es(matches)
     refs.sort(key=lambda r: (r.line, r.specifier))
     return ParsedFile(path, lang, tuple(refs), bool(tree.root_node.has_error))
+
+
+def _parse_prefix(parser: Any, data: bytes) -> Any:
+    """Parse the file up to the end of the last line that holds ``import`` or ``require``: nothing after it can
+    be an import, and most files keep theirs at the top (measured 2-3x faster over a tree). A prefix that does
+    not parse cleanly (it cut a multi-line import, or a string) is parsed again whole, so no import is lost;
+    syntax errors are thus looked for up to the last import only."""
+    last = max(data.rfind(b"import"), data.rfind(b"require"))
+    end = data.find(b"\n", last)
+    if 0 <= end < len(data) - PREFIX_MIN_SAVING:
+        tree = parser.parse(data[: end + 1])
+        if not tree.root_node.has_error:
+            return tree
+    return parser.parse(data)
 
 
 def _text(node: Any) -> str:
