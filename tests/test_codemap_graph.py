@@ -196,3 +196,17 @@ def test_unfinished_or_missing_map_is_refused(store: Store, clone: GitRepo, repo
         from rguard_core.commands.codemap import _graph
 
         _graph("nobody/none")
+
+
+def test_cli_build_from_a_folder_and_text_output(store: Store, tmp_path: Path, repo_name: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    for rel, text in APP.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert main(["codemap", "build", "--repo", repo_name, "--dir", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "8 import edges" in out and "8 resolved of 8 internal (100.0%)" in out
+    assert main(["codemap", "status", "--repo", repo_name]) == 0
+    assert "complete" in capsys.readouterr().out
+    assert main(["codemap", "build", "--repo", repo_name, "--dir", str(tmp_path / "nope")]) == 2
+    assert "not a folder" in capsys.readouterr().err

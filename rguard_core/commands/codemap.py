@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..cli import print_json
 from ..codemap import walks
-from ..codemap.build import build_from_git, build_from_github
+from ..codemap.build import build_from_git, build_from_github, build_from_tree
+from ..codemap.tree import tree_from_folder
 from ..db import Graph, open_store, validate_repo
 from ..errors import UnknownRepository
 
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src = b.add_mutually_exclusive_group(required=True)
     src.add_argument("--git", type=Path, metavar="PATH", help="a local clone (its HEAD, or --rev)")
     src.add_argument("--ref", help="a branch, tag or sha: the GitHub tarball of that ref")
+    src.add_argument("--dir", type=Path, metavar="PATH", help="a plain folder (no commit recorded), e.g. the demo tree")
     b.add_argument("--rev", default="HEAD", help="with --git: the commit to map (default HEAD)")
     b.add_argument("--api-url", help="with --ref: REST base URL (default GITHUB_API_URL)")
     b.add_argument("--json", action="store_true", help="print the result and coverage report as JSON")
@@ -76,13 +78,16 @@ def run_build(args: argparse.Namespace) -> int:
     store = open_store()
     if args.git is not None:
         res = build_from_git(store, args.repo, args.git, args.rev, progress)
+    elif args.dir is not None:
+        res = build_from_tree(store, args.repo, tree_from_folder(args.dir), progress)
     else:
         res = build_from_github(store, args.repo, args.ref, api_url=args.api_url, progress=progress)
     if args.json:
         print_json(res.as_dict())
         return 0
     cov = res.coverage
-    print(f"{res.repo}: {res.files} files, {res.edges} import edges at {res.tree.source} {res.tree.commit[:12]}")
+    print(f"{res.repo}: {res.files} files, {res.edges} import edges at {res.tree.source} "
+          f"{res.tree.commit[:12] or res.tree.location}")
     print(f"imports {cov.imports}: {cov.resolved} resolved of {cov.internal} internal "
           f"({cov.resolved_ratio:.1%}); unresolved by reason: "
           + (", ".join(f"{k} {v}" for k, v in sorted(cov.unresolved.items())) or "none"))
