@@ -70,3 +70,15 @@ def test_status_decision_files_blast_radius_and_chain(mapped: str) -> None:
     at.selectbox(key="cm_chain_b").set_value("app/auth.py").run()
     assert not at.exception
     assert any("app/cli.py →" in c.value and "app/auth.py" in c.value for c in at.code)
+
+
+def test_decision_graph_detail_pane_shows_the_decisions_code(mapped: str) -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["repo"] = mapped
+    at.run()
+    at.switch_page("pages/decision_graph.py").run()
+    at.selectbox(key="dg_pick").set_value("decision:pr:3").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(e.label.startswith("Code: this decision's files") for e in at.expander)
+    table = next(d.value for d in at.dataframe if "decision's file" in d.value.columns)
+    assert list(table["imported by"]) == ["app/api.py"]

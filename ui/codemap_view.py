@@ -81,3 +81,15 @@ def chain_section(store: Store, repo: str, a: str, b: str) -> None:
         st.caption("No import chain joins these two files.")
         return
     st.code(" →\n".join(res.as_dict()["files"]), language=None)
+
+
+def decision_code_expander(store: Store, repo: str, node_type: str, node_id: str) -> None:
+    """For the decision graph's detail pane: a decision's files and their importers, when a code map exists."""
+    if node_type != "decision":
+        return
+    mapped = guarded(walks.status, store.repo_graph(repo))
+    if mapped is None or mapped.status != "complete":
+        return
+    with st.expander("Code: this decision's files and the files that import them"):
+        decision_section(store, repo, node_id)
+        st.caption("Blast radius of any file, and import chains: the Code map page.")

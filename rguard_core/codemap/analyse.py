@@ -12,6 +12,7 @@ from .pyresolve import PythonResolver
 from .tree import Tree
 
 EXAMPLES = 5  # unresolved imports listed per reason in the coverage report
+PROGRESS_EVERY = 2000
 
 Progress = Callable[[str], None]
 
@@ -24,19 +25,22 @@ class Analysis:
     coverage: Coverage
 
 
-def parse_tree(tree: Tree) -> dict[str, ParsedFile]:
+def parse_tree(tree: Tree, progress: Progress | None = None) -> dict[str, ParsedFile]:
     """Every source file's imports, one by one: tree-sitter holds the GIL while it parses, and two worker
     processes measured twice as slow as one on this 2-core machine (bench/codemap.py, 16 MB of source)."""
     out: dict[str, ParsedFile] = {}
-    for path in sorted(tree.contents):
+    paths = sorted(tree.contents)
+    for i, path in enumerate(paths, 1):
         pf = parse_file(path, tree.contents[path])
         if pf is not None:
             out[path] = pf
+        if progress and i % PROGRESS_EVERY == 0:
+            progress(f"codemap: parsed {i} of {len(paths)} files")
     return out
 
 
 def analyse(tree: Tree, progress: Progress | None = None) -> Analysis:
-    parsed = parse_tree(tree)
+    parsed = parse_tree(tree, progress)
     if progress:
         progress(f"codemap: parsed {len(parsed)} source files")
     py = PythonResolver(tree.paths)
