@@ -181,11 +181,14 @@ def test_cli_build_neighbours_walk_chain_json(store: Store, clone: GitRepo, repo
     assert "no graph for repository" in capsys.readouterr().err
 
 
-def test_unfinished_or_missing_map_is_refused(store: Store, clone: GitRepo, repo_name: str) -> None:
+def test_unfinished_or_missing_map_is_refused(store: Store, clone: GitRepo, repo_name: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     ingest_git(store, clone.root, repo_name)
     g = store.repo_graph(repo_name)
     with pytest.raises(InvalidInput, match="no code map"):
         neighbours(g, repo_name, "app/api.py")
+    assert main(["codemap", "status", "--repo", repo_name]) == 2
+    assert "build one first: codemap build" in capsys.readouterr().err
     build_from_git(store, repo_name, clone.root)
     g.query("MATCH (c:CodeMap) SET c.status = 'building'", name="test.crash")  # a build that died midway
     with pytest.raises(InvalidInput, match="unfinished"):

@@ -121,6 +121,12 @@ TS_TREE = {
     "web/app/index.js": "const h = require('./helper');\nconst m = require(modName);\nconst s = require('@/c');\n",
     "web/app/helper.cjs": "module.exports = {};\n",
     "web/app/shared.mjs": "export default 1;\n",
+    "packages/utils/package.json": '{"name": "@acme/utils", "main": "dist/index.js", "types": "src/main.ts"}',
+    "packages/utils/src/main.ts": "export const u = 1;\n",
+    "packages/utils/src/deep/x.ts": "export const x = 1;\n",
+    "packages/ui/package.json": '{"name": "acme-ui"}',
+    "packages/ui/index.tsx": "import { u } from '@acme/utils';\nimport { x } from '@acme/utils/deep/x';\n"
+                             "import gone from 'acme-ui/nothere';\nexport default u + x;\n",
 }
 
 
@@ -150,6 +156,13 @@ def test_javascript_require_and_extended_config(ts: Analysis) -> None:
     assert ("web/app/index.js", "src/c.ts", "REQUIRES", 3) in e
 
 
+def test_workspace_packages_by_package_json_name(ts: Analysis) -> None:
+    e = edges(ts)
+    assert ("packages/ui/index.tsx", "packages/utils/src/main.ts", "IMPORTS", 1) in e  # "types" entry
+    assert ("packages/ui/index.tsx", "packages/utils/src/deep/x.ts", "IMPORTS", 2) in e  # a subpath, under src/
+    assert ("packages/ui/index.tsx", "acme-ui/nothere", "missing_file") in unresolved(ts)
+
+
 def test_typescript_unresolved_reasons(ts: Analysis) -> None:
     u = unresolved(ts)
     assert ("src/main.ts", "`./dyn/${name}`", "unsupported_syntax") in u
@@ -157,7 +170,7 @@ def test_typescript_unresolved_reasons(ts: Analysis) -> None:
     assert ("src/main.ts", "react", "external") in u
     assert ("src/main.ts", "@/nothere", "missing_file") in u  # a specific alias that finds nothing
     assert ("web/app/index.js", "modName", "unsupported_syntax") in u
-    assert ts.coverage.by_lang["typescript"]["imports"] == 16 and ts.coverage.by_lang["javascript"]["imports"] == 3
+    assert ts.coverage.by_lang["typescript"]["imports"] == 19 and ts.coverage.by_lang["javascript"]["imports"] == 3
 
 
 def test_jsonc_keeps_comment_like_strings() -> None:

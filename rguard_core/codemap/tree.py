@@ -2,7 +2,7 @@
 
 Both sources go through ``read_tar``: regular files only (links, devices and paths that climb out are
 skipped), a cap on the compressed bytes read, on the number of files and on each file kept in memory.
-Only what the code map reads is kept (source files and tsconfig/jsconfig); every other path is listed, so
+Only what the code map reads is kept (source files, tsconfig/jsconfig, package.json); every other path is listed, so
 an import of ``./styles.css`` still resolves to a file of the tree.
 """
 
@@ -30,6 +30,7 @@ MAX_ARCHIVE_BYTES = 512 * 1024 * 1024  # compressed bytes read from a tarball or
 MAX_FILES = 300_000
 MAX_FILE_BYTES = 1024 * 1024  # bigger source files are listed, not parsed (generated or minified code)
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
+KEPT_NAMES = (*CONFIG_NAMES, "package.json")  # besides source files: what resolution reads
 _REF = re.compile(r"^[A-Za-z0-9._/+-]{1,200}$")
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
 
@@ -88,7 +89,7 @@ def read_tar(stream: IO[bytes] | Any, info: TreeInfo, strip_top: bool, limit: in
                 if len(tree.paths) >= MAX_FILES:
                     raise SourceError(f"{info.location} holds more than {MAX_FILES} files; refusing to map it")
                 tree.paths.add(path)
-                wanted = lang_of(path) is not None or posixpath.basename(path) in CONFIG_NAMES
+                wanted = lang_of(path) is not None or posixpath.basename(path) in KEPT_NAMES
                 if not wanted:
                     continue
                 if member.size > MAX_FILE_BYTES:
@@ -223,7 +224,7 @@ def tree_from_folder(path: str | Path) -> Tree:
                 tree.skip("link_or_unsafe_path")
                 continue
             tree.paths.add(rel)
-            if lang_of(rel) is not None or name in CONFIG_NAMES:
+            if lang_of(rel) is not None or name in KEPT_NAMES:
                 if os.path.getsize(full) > MAX_FILE_BYTES:
                     tree.skip("too_large")
                     continue
