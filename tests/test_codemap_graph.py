@@ -15,7 +15,7 @@ from rguard_core.codemap import blast_radius, build_from_git, build_from_github,
 from rguard_core.codemap import walks as walks_mod
 from rguard_core.codemap.tree import tree_from_github
 from rguard_core.db import Store
-from rguard_core.errors import GitHubError, InvalidInput, RateLimited, SourceError, UnknownRepository
+from rguard_core.errors import ConflictError, GitHubError, InvalidInput, RateLimited, SourceError, UnknownRepository
 from rguard_core.ingest.pipeline import ingest_git
 
 from .tarball_server import TarballServer, TarballState
@@ -190,11 +190,18 @@ def test_unfinished_or_missing_map_is_refused(store: Store, clone: GitRepo, repo
     assert main(["codemap", "status", "--repo", repo_name]) == 2
     assert "build one first: codemap build" in capsys.readouterr().err
     build_from_git(store, repo_name, clone.root)
-    g.query("MATCH (c:CodeMap) SET c.status = 'building'", name="test.crash")  # a build that died midway
+    g.query("MATCH (c:CodeMap) SET c.status = 'building'", name="test.crash")  # a build still running, or dead
     with pytest.raises(InvalidInput, match="unfinished"):
         walk(g, repo_name, "app/api.py")
-    build_from_git(store, repo_name, clone.root)
+    with pytest.raises(ConflictError, match="another code map build"):
+        build_from_git(store, repo_name, clone.root)  # one build at a time
+    g.query("MATCH (c:CodeMap) SET c.started_at = '2020-01-01T00:00:00+00:00'", name="test.stale")
+    build_from_git(store, repo_name, clone.root)  # a build that died long ago is taken over
     assert walk(g, repo_name, "app/api.py").files
+    g.query("MATCH (c:CodeMap) SET c.status = 'building'", name="test.crash2")
+    assert main(["codemap", "build", "--repo", repo_name, "--git", str(clone.root), "--quiet"]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["codemap", "build", "--repo", repo_name, "--git", str(clone.root), "--quiet", "--force"]) == 0
     with pytest.raises(UnknownRepository):
         from rguard_core.commands.codemap import _graph
 

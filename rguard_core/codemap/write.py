@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from collections import Counter
 from typing import Any
 
 from ..db import Graph
+from ..errors import ConflictError
 from ..schema import ensure_schema
 from .analyse import Analysis
 from .model import EDGE_KINDS, TreeInfo
 
 BATCH = 2000
+STALE_AFTER = dt.timedelta(minutes=15)
 CODEMAP_ID = "codemap"
 REL = "|".join(EDGE_KINDS)
 
@@ -33,14 +36,22 @@ FILES_Q = ("UNWIND $rows AS r MERGE (f:File {id: r.id}) "
            "SET f.path = r.path, f.in_tree = true, f.lang = r.lang, f.fan_in = r.fan_in, f.fan_out = r.fan_out")
 EDGES_Q = {k: f"UNWIND $rows AS r MATCH (a:File {{id: r[0]}}) MATCH (b:File {{id: r[1]}}) "
               f"CREATE (a)-[:{k} {{specifier: r[2], line: r[3]}}]->(b)" for k in EDGE_KINDS}
+# One build at a time per repository: taking the CodeMap node is one conditional write. A build that died
+# leaves 'building' behind; after STALE_AFTER (or with force) the next build takes over.
 START_Q = """
 MERGE (c:CodeMap {id: $id})
-SET c.status = 'building', c.building_commit = $commit, c.started_at = $at
+WITH c
+WHERE $force OR c.status IS NULL OR c.status <> 'building' OR c.started_at < $stale
+SET c.status = 'building', c.building_commit = $commit, c.started_at = $at, c.build_id = $token
+RETURN c.build_id AS token
 """
+HOLDER_Q = "MATCH (c:CodeMap {id: $id}) RETURN c.started_at AS at, c.building_commit AS commit"
 FINISH_Q = """
 MATCH (c:CodeMap {id: $id})
+WHERE c.build_id = $token
 SET c.status = 'complete', c.commit = $commit, c.ref = $ref, c.source = $source, c.location = $location,
     c.built_at = $at, c.files = $files, c.edges = $edges, c.resolved_ratio = $ratio, c.coverage = $coverage
+RETURN c.id AS id
 """
 
 
@@ -48,11 +59,22 @@ def file_id(path: str) -> str:
     return f"file:{path}"
 
 
-def write_codemap(graph: Graph, info: TreeInfo, analysis: Analysis) -> dict[str, int]:
-    """Replace the repository's code map with ``analysis``; returns edge counts by kind."""
+def write_codemap(graph: Graph, info: TreeInfo, analysis: Analysis, force: bool = False) -> dict[str, int]:
+    """Replace the repository's code map with ``analysis``; returns edge counts by kind. Raises ConflictError
+    while another build of the same repository is running (``force`` takes over anyway)."""
     ensure_schema(graph)
-    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    graph.query(START_Q, {"id": CODEMAP_ID, "commit": info.commit, "at": now}, name="codemap.start")
+    at = dt.datetime.now(dt.UTC)
+    now = at.isoformat(timespec="seconds")
+    stale = (at - STALE_AFTER).isoformat(timespec="seconds")
+    token = uuid.uuid4().hex
+    taken = graph.query(START_Q, {"id": CODEMAP_ID, "commit": info.commit, "at": now, "stale": stale,
+                                  "token": token, "force": force}, name="codemap.start")
+    if not taken:
+        holder = graph.read(HOLDER_Q, {"id": CODEMAP_ID}, name="codemap.holder")
+        since = holder[0]["at"] if holder else "?"
+        raise ConflictError(f"another code map build of this repository has been running since {since}; wait for "
+                            f"it to finish, or if it died, retry after {STALE_AFTER.seconds // 60} minutes "
+                            "(or pass --force)")
     old = [r["id"] for r in graph.paged(OLD_FILES_Q, name="codemap.old_files")]
     _batched(graph, DROP_EDGES_Q, old, "codemap.drop_edges")
     rows = _file_rows(analysis)
@@ -68,11 +90,14 @@ def write_codemap(graph: Graph, info: TreeInfo, analysis: Analysis) -> dict[str,
         _batched(graph, EDGES_Q[kind], edge_rows, f"codemap.edges.{kind}")
         counts[kind] = len(edge_rows)
     cov = analysis.coverage
-    graph.query(FINISH_Q, {
-        "id": CODEMAP_ID, "commit": info.commit, "ref": info.ref or "", "source": info.source,
+    done = graph.query(FINISH_Q, {
+        "id": CODEMAP_ID, "token": token, "commit": info.commit, "ref": info.ref or "", "source": info.source,
         "location": info.location, "at": now, "files": len(rows), "edges": sum(counts.values()),
         "ratio": cov.resolved_ratio, "coverage": json.dumps(cov.as_dict(), sort_keys=True),
     }, name="codemap.finish")
+    if not done:
+        raise ConflictError("another code map build took over this repository while this one was writing; "
+                            "the map is left unfinished for it to complete")
     return counts
 
 

@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--dir", type=Path, metavar="PATH", help="a plain folder (no commit recorded), e.g. the demo tree")
     b.add_argument("--rev", default="HEAD", help="with --git: the commit to map (default HEAD)")
     b.add_argument("--api-url", help="with --ref: REST base URL (default GITHUB_API_URL)")
+    b.add_argument("--force", action="store_true", help="take over from a build that looks still running")
     b.add_argument("--json", action="store_true", help="print the result and coverage report as JSON")
     b.add_argument("--quiet", action="store_true", help="no progress on stderr")
     b.set_defaults(func=run_build)
@@ -77,11 +78,11 @@ def run_build(args: argparse.Namespace) -> int:
     progress = None if args.quiet else say
     store = open_store()
     if args.git is not None:
-        res = build_from_git(store, args.repo, args.git, args.rev, progress)
+        res = build_from_git(store, args.repo, args.git, args.rev, progress, force=args.force)
     elif args.dir is not None:
-        res = build_from_tree(store, args.repo, tree_from_folder(args.dir), progress)
+        res = build_from_tree(store, args.repo, tree_from_folder(args.dir), progress, force=args.force)
     else:
-        res = build_from_github(store, args.repo, args.ref, api_url=args.api_url, progress=progress)
+        res = build_from_github(store, args.repo, args.ref, api_url=args.api_url, progress=progress, force=args.force)
     if args.json:
         print_json(res.as_dict())
         return 0
