@@ -220,3 +220,13 @@ def test_cli_build_from_a_folder_and_text_output(store: Store, tmp_path: Path, r
     assert "complete" in capsys.readouterr().out
     assert main(["codemap", "build", "--repo", repo_name, "--dir", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_broken_archives_fail_clearly_and_write_nothing(store: Store, repo_name: str) -> None:
+    good = _tarball(APP, "o-r-abc1234")
+    state = TarballState({(repo_name, "cut"): good[: len(good) // 2], (repo_name, "html"): b"<html>busy</html>"})
+    with TarballServer(state) as srv:
+        for ref in ("cut", "html"):
+            with pytest.raises(SourceError, match="not a readable tar archive"):
+                build_from_github(store, repo_name, ref, api_url=srv.url)
+    assert not store.repo_graph(repo_name).exists()  # nothing was written

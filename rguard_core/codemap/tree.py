@@ -13,6 +13,7 @@ import posixpath
 import re
 import subprocess
 import tarfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,7 +99,7 @@ def read_tar(stream: IO[bytes] | Any, info: TreeInfo, strip_top: bool, limit: in
                 fh = tar.extractfile(member)
                 if fh is not None:
                     tree.contents[path] = fh.read()
-    except tarfile.TarError as e:
+    except (tarfile.TarError, EOFError, zlib.error) as e:
         raise SourceError(f"{info.location or 'the archive'} is not a readable tar archive: {e}") from e
     if strip_top and top and not _SHA.match(info.commit):
         sha = top.rsplit("-", 1)[-1]
