@@ -44,6 +44,11 @@ PY_TREE = {
     "ns/part/mod.py": "import ns.part\nfrom ns import part\n",
     "scripts/run.py": "import helper_mod\nimport app\n",
     "scripts/helper_mod.py": "",
+    "app/_speedups.cpython-312-x86_64-linux-gnu.so": "",
+    "app/fast.py": "from . import _speedups\nimport app._speedups\nimport __main__\nimport io\nimport other_pkg\n",
+    "other/pyproject.toml": "",
+    "other/io/__init__.py": "",
+    "other/other_pkg/__init__.py": "",
 }
 
 
@@ -73,6 +78,15 @@ def test_python_source_roots_and_script_folders(py: Analysis) -> None:
     assert ("scripts/run.py", "app/__init__.py", "IMPORTS", 2) in e
 
 
+def test_python_compiled_modules_stdlib_names_and_other_projects(py: Analysis) -> None:
+    u = unresolved(py)
+    assert ("app/fast.py", ".", "compiled_module") in u and ("app/fast.py", "app._speedups", "compiled_module") in u
+    assert ("app/fast.py", "__main__", "stdlib") in u
+    assert ("app/fast.py", "io", "stdlib") in u  # another project's io/ does not shadow the stdlib
+    assert ("app/fast.py", "other/other_pkg/__init__.py", "IMPORTS", 5) in edges(py)  # a project folder is a root
+    assert py.coverage.unresolved["compiled_module"] == 2
+
+
 def test_python_unresolved_counted_by_reason_never_edges(py: Analysis) -> None:
     u = unresolved(py)
     assert ("app/broken.py", ".missing", "missing_file") in u
@@ -86,7 +100,7 @@ def test_python_unresolved_counted_by_reason_never_edges(py: Analysis) -> None:
     cov = py.coverage
     assert cov.unresolved["missing_file"] == 3 and cov.unresolved["unsupported_syntax"] == 1
     assert cov.imports == cov.resolved + sum(cov.unresolved.values())
-    assert cov.internal == cov.imports - cov.unresolved["external"] - cov.unresolved["stdlib"]
+    assert cov.internal == cov.imports - sum(cov.unresolved.get(r, 0) for r in ("external", "stdlib", "compiled_module"))
     assert 0 < cov.resolved_ratio < 1
     # __future__ is not an import of a module
     assert not any(u.specifier == "__future__" for u in py.unresolved)

@@ -14,13 +14,16 @@ import importlib.util
 import io
 import os
 import subprocess
+import sys
+import sysconfig
 import tarfile
 from pathlib import Path
 
 import pytest
 
 from rguard_core.codemap.analyse import analyse
-from rguard_core.codemap.tree import tree_from_git
+from rguard_core.codemap.model import TreeInfo
+from rguard_core.codemap.tree import Tree, tree_from_git
 
 from .conftest import ROOT
 
@@ -63,11 +66,13 @@ def _spec(name: str, path: list[str]) -> Found | None:
     return found
 
 
-def _search_path(root: Path, rel: str) -> list[str]:
+def _search_path(root: Path, rel: str, top: str) -> list[str]:
+    """sys.path as the file runs: its folder when it is a script, the project folder holding it (installed,
+    so after the stdlib: not searched for stdlib names), the repository root."""
     here = (root / rel).parent
     path = [] if (here / "__init__.py").is_file() else [str(here)]
     d = here
-    while d != root and d != d.parent:
+    while d != root and d != d.parent and top not in sys.stdlib_module_names:
         if (d / "pyproject.toml").is_file():
             path.append(str(d))
             break
@@ -76,6 +81,12 @@ def _search_path(root: Path, rel: str) -> list[str]:
 
 
 def _rel(root: Path, origin: str | None) -> str | None:
+    """The tree path of a module's file. A module compiled next to its source (mypyc builds ship both) is
+    loaded from the extension; the code map points at the source, and so does this."""
+    if origin and not origin.endswith(".py") and origin.endswith((".so", ".pyd")):
+        ext = Path(origin)
+        source = ext.with_name(ext.name.split(".", 1)[0] + ".py")
+        origin = str(source) if source.is_file() else origin
     if not origin or not origin.endswith(".py"):
         return None
     p = Path(origin).resolve()
@@ -85,13 +96,15 @@ def _rel(root: Path, origin: str | None) -> str | None:
 def python_edges(root: Path, rel: str) -> set[tuple[str, int]]:
     """(target file, line) for every import of ``rel`` that Python resolves to a file under ``root``."""
     tree = ast.parse((root / rel).read_bytes())
-    path = _search_path(root, rel)
+
+    def _sp(name: str) -> list[str]:
+        return _search_path(root, rel, name.split(".")[0])
     package = ".".join(Path(rel).parent.parts)
     out: set[tuple[str, int]] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                found = _spec(alias.name, path)
+                found = _spec(alias.name, _sp(alias.name))
                 if found and _rel(root, found[0]):
                     out.add((_rel(root, found[0]) or "", node.lineno))
         elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
@@ -100,6 +113,7 @@ def python_edges(root: Path, rel: str) -> set[tuple[str, int]]:
                     else node.module or ""
             except ImportError:
                 continue
+            path = _sp(name)
             found = _spec(name, path)
             if not found:
                 continue
@@ -108,15 +122,15 @@ def python_edges(root: Path, rel: str) -> set[tuple[str, int]]:
                 sub = _spec(f"{name}.{alias.name}", path) if alias.name != "*" and found[1] is not None else None
                 if sub and _rel(root, sub[0]):
                     out.add((_rel(root, sub[0]) or "", node.lineno))
-                else:
-                    attrs = True
+                elif sub is None or sub[0] is None:
+                    attrs = True  # not a submodule (or a namespace one): a name the package defines
             if attrs and _rel(root, found[0]):
                 out.add((_rel(root, found[0]) or "", node.lineno))
         elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
               and isinstance(node.args[0].value, str) and not node.args[0].value.startswith(".")
               and ((isinstance(node.func, ast.Name) and node.func.id in ("__import__", "import_module"))
                    or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"))):
-            found = _spec(node.args[0].value, path)
+            found = _spec(node.args[0].value, _sp(node.args[0].value))
             if found and _rel(root, found[0]):
                 out.add((_rel(root, found[0]) or "", node.lineno))
     return {(t, line) for t, line in out if t != rel}
@@ -160,3 +174,40 @@ def test_coverage_report_states_the_resolved_ratio(own: tuple[Path, object]) -> 
           f"({cov.resolved_ratio:.1%}), unresolved {cov.unresolved}")
     assert cov.resolved_ratio >= 0.98, cov.as_dict()
     assert os.environ.get("RGUARD_CODEMAP_SELF_STRICT") != "1" or cov.resolved_ratio == 1.0
+
+
+INSTALLED = ("requests", "urllib3", "idna", "yaml", "redis", "falkordb", "hypothesis", "jinja2", "pygments")
+
+
+def test_installed_packages_agree_with_pythons_resolution() -> None:
+    """The same check on real code of other projects: packages installed beside us, their whole site-packages
+    folder as the tree (so imports between packages resolve), only those packages' files compared."""
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    present = [p for p in INSTALLED if (site / p / "__init__.py").is_file()]
+    if len(present) < 3:
+        pytest.skip(f"too few of {INSTALLED} installed in {site}")
+    tree = Tree(TreeInfo("folder", "", None, str(site)))
+    for dirpath, _, names in os.walk(site):  # every path (imports between packages resolve) ...
+        rel_dir = os.path.relpath(dirpath, site).replace(os.sep, "/")
+        tree.paths.update(n if rel_dir == "." else f"{rel_dir}/{n}" for n in names)
+    for rel in tree.paths:  # ... but only these packages' sources are read
+        if rel.split("/", 1)[0] in present and rel.endswith(".py"):
+            tree.contents[rel] = (site / rel).read_bytes()
+    analysis = analyse(tree)
+    ours: dict[str, set[tuple[str, int]]] = {}
+    for e in analysis.edges:
+        ours.setdefault(e.source, set()).add((e.target, e.line))
+    files = [p for p, pf in analysis.parsed.items() if pf.lang == "python"]
+    assert len(files) > 300
+    disagree, missed, edges = [], [], 0
+    for rel in files:
+        python = python_edges(site, rel)
+        mine = ours.get(rel, set())
+        edges += len(mine)
+        disagree += [f"{rel}:{line} -> {t}" for t, line in mine - python]
+        missed += sorted({f"{rel} -> {t}" for t, _ in python} - {f"{rel} -> {t}" for t, _ in mine})
+    print(f"\ninstalled {present}: {len(files)} files, {edges} edges, {analysis.coverage.resolved_ratio:.1%} of "
+          f"internal imports resolved, unresolved {analysis.coverage.unresolved}")
+    assert edges > 1000
+    assert not disagree, disagree[:10]
+    assert not missed, missed[:10]

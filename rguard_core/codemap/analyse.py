@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .esresolve import EsResolver
-from .model import Coverage, Edge, ParsedFile, Reason, Unresolved
+from .model import OUTSIDE_TREE, Coverage, Edge, ParsedFile, Reason, Unresolved
 from .parse import parse_file
 from .pyresolve import PythonResolver
 from .tree import Tree
@@ -63,7 +63,7 @@ def analyse(tree: Tree, progress: Progress | None = None) -> Analysis:
             if isinstance(got, str):
                 reason: Reason = got  # type: ignore[assignment]
                 cov.unresolved[reason] = cov.unresolved.get(reason, 0) + 1
-                if reason not in ("external", "stdlib"):
+                if reason not in OUTSIDE_TREE:
                     lang["internal"] += 1
                 ex = cov.examples.setdefault(reason, [])
                 if len(ex) < EXAMPLES:

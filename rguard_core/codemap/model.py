@@ -9,11 +9,13 @@ EdgeKind = Literal["IMPORTS", "RE_EXPORTS", "DYNAMIC_IMPORT", "REQUIRES"]
 EDGE_KINDS: tuple[EdgeKind, ...] = ("IMPORTS", "RE_EXPORTS", "DYNAMIC_IMPORT", "REQUIRES")
 Lang = Literal["python", "typescript", "javascript"]
 
-# Why an import is not an edge. ``external``/``stdlib`` are outside the tree by design; the others are
+# Why an import is not an edge. ``external``/``stdlib``/``compiled_module`` are not source of the tree; the others are
 # imports that look internal but could not be proven (they count against the resolved ratio).
-Reason = Literal["external", "stdlib", "missing_file", "namespace_package", "unsupported_syntax"]
-REASONS: tuple[Reason, ...] = ("external", "stdlib", "missing_file", "namespace_package", "unsupported_syntax")
-OUTSIDE_TREE: frozenset[str] = frozenset({"external", "stdlib"})
+# ``compiled_module`` is a C extension of the tree (``_x.cpython-312-….so``): ours, but no source to map.
+Reason = Literal["external", "stdlib", "compiled_module", "missing_file", "namespace_package", "unsupported_syntax"]
+REASONS: tuple[Reason, ...] = ("external", "stdlib", "compiled_module", "missing_file", "namespace_package",
+                               "unsupported_syntax")
+OUTSIDE_TREE: frozenset[str] = frozenset({"external", "stdlib", "compiled_module"})
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import sys
 from .model import ImportRef, Reason
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+INTERPRETER_MODULES = frozenset({"__main__", "__mp_main__"})
 MAX_ROOT_DEPTH = 4  # deeper ``src`` folders are fixtures and vendored copies more often than source roots
 
 Found = tuple[str | None, list[str]]  # (file, the package folders it searches next: [] for a plain module)
@@ -28,6 +29,9 @@ class PythonResolver:
         self.files = files
         self.dirs = _dirs(files)
         self.roots = source_roots(files, self.dirs)
+        # C extensions: ``pkg/_speedups.cpython-312-x86_64-linux-gnu.so`` -> ``pkg/_speedups``
+        self.compiled = {posixpath.join(posixpath.dirname(f), posixpath.basename(f).split(".", 1)[0])
+                         for f in files if f.endswith((".so", ".pyd"))}
         self._roots_cache: dict[str, list[str]] = {}
 
     def roots_for(self, importer: str) -> list[str]:
@@ -49,11 +53,22 @@ class PythonResolver:
         if ref.level:
             return self._relative(importer, ref)
         parts = ref.specifier.split(".")
+        if parts[0] in INTERPRETER_MODULES:
+            return "stdlib"  # the running program itself: no file of the tree
+        roots = self.search_path(importer, parts[0])
+        found = self.find(parts, roots)
         if ref.kind == "DYNAMIC_IMPORT" or not ref.names:
-            found = self.find(parts, self.roots_for(importer))
-            return self._outcome(found, parts, importer, [(found[0], ref.specifier)] if found and found[0] else [])
-        found = self.find(parts, self.roots_for(importer))
-        return self._outcome(found, parts, importer, self._from_edges(found, ref) if found else [])
+            return self._outcome(found, parts, roots, [(found[0], ref.specifier)] if found and found[0] else [], ref)
+        return self._outcome(found, parts, roots, self._from_edges(found, ref) if found else [], ref)
+
+    def search_path(self, importer: str, top: str) -> list[str]:
+        """The roots an absolute import of ``top`` searches. The stdlib sits on sys.path before installed
+        projects, so only the script's own folder or the tree root can shadow a stdlib name."""
+        roots = self.roots_for(importer)
+        if top in sys.stdlib_module_names:
+            here = posixpath.dirname(importer)
+            return [r for r in roots if r == "" or (r == here and r not in self.roots)]
+        return roots
 
     def _relative(self, importer: str, ref: ImportRef) -> list[tuple[str, str]] | Reason:
         base = posixpath.dirname(importer)
@@ -68,10 +83,12 @@ class PythonResolver:
             init = posixpath.join(base, "__init__.py")
             found = (init if self._is_file(init) else None, [base])
         if found is None:
-            return "missing_file"
+            return "compiled_module" if self._compiled(module.split("."), [base]) else "missing_file"
         edges = self._from_edges(found, ref)
         if edges:
             return edges
+        if (module and self._compiled(module.split("."), [base])) or self._names_compiled(found, ref):
+            return "compiled_module"  # an extension module beats a namespace folder of the same name
         return "namespace_package" if found[1] and found[0] is None else "missing_file"
 
     def _from_edges(self, found: Found, ref: ImportRef) -> list[tuple[str, str]]:
@@ -83,19 +100,24 @@ class PythonResolver:
             sub = self.find([name], locations) if name != "*" and locations else None
             if sub is not None and sub[0] is not None:
                 edges.append((sub[0], prefix + name))
-            else:
-                attrs = True
+            elif not (name != "*" and self._compiled([name], locations)):
+                attrs = True  # a name the package itself defines (a compiled submodule is none of ours)
         if (attrs or not ref.names) and file is not None:
             edges.insert(0, (file, ref.specifier))
         return edges
 
-    def _outcome(self, found: Found | None, parts: list[str], importer: str,
-                 edges: list[tuple[str, str]]) -> list[tuple[str, str]] | Reason:
+    def _outcome(self, found: Found | None, parts: list[str], roots: list[str],
+                 edges: list[tuple[str, str]], ref: ImportRef) -> list[tuple[str, str]] | Reason:
         if edges:
             return edges
+        if self._compiled(parts, roots) or (found is not None and self._names_compiled(found, ref)):
+            return "compiled_module"  # an extension module beats a namespace folder of the same name
+        top = self.find(parts[:1], roots)
+        if parts[0] in sys.stdlib_module_names and (top is None or top[0] is None):
+            return "stdlib"  # a folder named like a stdlib module is only a namespace portion: the stdlib wins
         if found is not None:
             return "namespace_package"
-        if self.find(parts[:1], self.roots_for(importer)) is not None:
+        if top is not None:
             return "missing_file"  # the top-level package is ours, the module is not there
         return "stdlib" if parts[0] in sys.stdlib_module_names else "external"
 
@@ -122,6 +144,17 @@ class PythonResolver:
                 return None
             locations = found[1]
         return found
+
+    def _names_compiled(self, found: Found, ref: ImportRef) -> bool:
+        return bool(found[1]) and any(n != "*" and self._compiled([n], found[1]) for n in ref.names)
+
+    def _compiled(self, parts: list[str], locations: list[str]) -> bool:
+        """Whether ``a.b.c`` is a C extension file of the tree (its package found as source, or not)."""
+        if not self.compiled:
+            return False
+        parent = self.find(parts[:-1], locations) if len(parts) > 1 else (None, locations)
+        folders = parent[1] if parent is not None else []
+        return any((posixpath.join(d, parts[-1]) if d else parts[-1]) in self.compiled for d in folders)
 
     def _is_file(self, path: str) -> bool:
         return path in self.files
