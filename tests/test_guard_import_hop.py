@@ -92,6 +92,8 @@ def test_cap_keeps_the_judges_contradiction_and_caps_the_rest() -> None:
     both = Candidate("decision:pr:1", ["touches", "import"], path, ["a.py"])
     c = cap(only, Judgement("contradicts", 0.8, "undoes it"), sets, info)
     assert c.label == "contradicts" and c.score == 0.8 and "a.py - b.py" in c.reason
+    lone = cap(only, Judgement("contradicts", 0.8, "a negated line"), {}, info)  # no name crosses the import
+    assert lone.label == "related" and lone.score == IMPORT_MAX_SCORE and "not a warning" in lone.reason
     r = cap(only, Judgement("related", 0.5, "overlap"), sets, info)  # `verify` is defined by the decision's hunk
     assert r.label == "related" and r.score == IMPORT_MAX_SCORE and "`verify`" in r.reason
     assert cap(only, Judgement("related", 0.5, "overlap"), {}, info).label == "unrelated"  # nothing shared: dropped

@@ -3,16 +3,17 @@
 A decision is attached to the files its own change touched. Code that imports those files, and the files
 they import, are at risk too, but only through the import: the hop adds the decision as a candidate and
 lets the judge compare the diff with the decision's change (all of its files: the diff's files are not
-among them, so the offline judge's cross-file bar applies). The hop never raises a label past a note: an
-import-only candidate is ``contradicts`` only when the judge finds the contradiction in the diff; otherwise
-it is a note (``related``, score <= IMPORT_MAX_SCORE) only under rule I1: the diff's changed code lines use
-a name that the decision's hunks in the neighbouring file define or sit in (a function, class or module
-constant: ``def check``, ``SECRET =``, a hunk header) — the diff changes how it uses the code the decision
-changed. Otherwise it is dropped, whatever token overlap the judge saw: being next to a decision is not news.
+among them, so the offline judge's cross-file bar applies). Rule I1 asks whether a name crosses the import:
+the diff's changed code lines use a name that the decision's hunks in the neighbouring file define or sit
+in (a function, class or module constant: ``def check``, ``SECRET =``, a hunk header). An import-only
+candidate is ``contradicts`` only when the judge finds the contradiction in the diff *and* I1 holds; when
+only one of them holds it is a note (``related``, score <= IMPORT_MAX_SCORE); otherwise it is dropped,
+whatever token overlap the judge saw: being next to a decision is not news.
 Measured on the seed's 93 labelled cases with the seed tree's code map: taking the judge's cross-file
 "related" as a note added 33 notes (3 quiet benign cases became notes); sharing any name the decision's
 change used added 14 more at 0.2, on names such as ``Decimal`` that two files share without one using the
-other's code. The finding's path is the import chain:
+other's code. On our own last 60 commits, a judge contradiction without I1 (a negated line in another file
+of the same kind) turned one note into a false warning; with I1 required it stays a note. The finding's path is the import chain:
 ``file:<diff file> → file:<neighbour> → <source> → <decision>`` (either file may be the importer), and its
 reason names the two files.
 
@@ -85,20 +86,28 @@ def only_import(hops: list[str]) -> bool:
 
 
 def cap(c: Candidate, j: Judgement, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> Judgement:
-    """An import-only candidate's label: the judge's contradiction stands; otherwise a note only under I1."""
+    """An import-only candidate's label: a contradiction only when the judge finds one and a name crosses the
+    import (I1); a note when only one of the two holds; otherwise dropped."""
     if not only_import(c.hops):
         return j
     via = f"reached through the import {chain_text(c.path)}"
-    if j.label == "contradicts":
-        return Judgement(j.label, j.score, f"{j.reason}; {via}")
     names = shared_names(c, diff_sets, info)
+    if j.label == "contradicts" and names:
+        return Judgement(j.label, j.score, f"{j.reason}; {via}, using {_shown(names)}")
+    if j.label == "contradicts":
+        return Judgement("related", min(j.score, IMPORT_MAX_SCORE),
+                         f"{j.reason}; {via}, but the diff uses nothing the decision's change defines there, so it "
+                         "is a note, not a warning")
     if not names:
         return Judgement("unrelated", 0.0, f"no name the decision changed is changed across the import ({via})")
     other = c.path[1].removeprefix("file:") if len(c.path) > 1 else "its file"
-    shown = ", ".join(f"`{n}`" for n in names[:5])
     score = min(max(j.score, I1_SCORE) if j.label == "related" else I1_SCORE, IMPORT_MAX_SCORE)
-    return Judgement("related", score, f"I1: the diff changes code using {shown}, which the decision's change "
-                                       f"in {other} defines or changes ({via})")
+    return Judgement("related", score, f"I1: the diff changes code using {_shown(names)}, which the decision's "
+                                       f"change in {other} defines or changes ({via})")
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names[:5])
 
 
 def shared_names(c: Candidate, diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
