@@ -17,7 +17,8 @@ of the same kind) turned one note into a false warning; with I1 required it stay
 ``file:<diff file> → file:<neighbour> → <source> → <decision>`` (either file may be the importer), and its
 reason names the two files.
 
-Only proven edges (``codemap build``) are walked; a graph without a code map yields nothing here.
+Only proven edges (``codemap build``) are walked: those of the commit last mapped, also when a stored PR is
+guarded. A graph without a code map yields nothing here.
 """
 
 from __future__ import annotations
