@@ -6,6 +6,7 @@ import re
 
 from .base import Candidate, Proposal, SourceDoc
 from .sentences import Sentence, sentences
+from .statements import is_statement
 
 _DECISION = re.compile(
     r"\b(we (?:decided|chose|will|now|keep|use|agreed)|decided to|decision|this (?:pr|change|patch) (?:makes|changes|adds|switches|keeps|removes|ensures|uses)|"
@@ -56,7 +57,8 @@ class OfflineExtractor:
         else:
             first = body[0] if body else (sents[0] if sents else None)
             decision = Candidate(quote=first.text, summary=title or first.text) if first else None
-        claims = [Candidate(s.text, s.text, "rationale") for s in body if _REASON.search(s.text) and s.text not in alt_texts]
+        claims = [Candidate(s.text, s.text, "rationale") for s in body
+                  if _REASON.search(s.text) and s.text not in alt_texts and is_statement(s.text)]
         if decision and title and decision.quote != title and doc.text.startswith(title):
             claims.insert(0, Candidate(title, title, "rationale"))
         if not claims and decision:
@@ -65,6 +67,7 @@ class OfflineExtractor:
 
     def _claims(self, doc: SourceDoc, sents: list[Sentence]) -> list[Candidate]:
         out: list[Candidate] = []
+        sents = [s for s in sents if is_statement(s.text)]  # chatter, greetings and questions are not claims
         if doc.kind == "issue":
             title = doc.title.strip()
             if title and doc.text.startswith(title):
