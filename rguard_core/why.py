@@ -251,7 +251,7 @@ class _Search:
         self._symbols()
         self._files()
         total = max(1, self._decision_count())
-        for w, term in self.terms.items():
+        for term in self.terms.values():
             if not term.best:
                 continue
             idf = math.log(1 + total / len(term.best))

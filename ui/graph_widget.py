@@ -21,19 +21,22 @@ from streamlit_agraph import Config, Edge, Node, agraph
 
 from rguard_core.views import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
 
-LEVELS = {"correction": 0, "source": 1, "claim": 2, "decision": 3, "action": 4}
+LEVELS = {"correction": 0, "source": 1, "claim": 2, "group": 2, "decision": 3, "action": 4}
 EDGE_COLOURS = {"SUPPORTS": "#8a9bb0", "JUSTIFIES": "#2e9e5b", "IMPLEMENTS": "#4a7fd4", "CORRECTS": "#e26fb0",
-                "SUPERSEDES": "#6d6d6d", "REJECTED": "#d64545"}
-DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS"}
+                "SUPERSEDES": "#6d6d6d", "REJECTED": "#d64545", "REVERTS": "#b5179e", "CONTAINS": "#c3c9d1"}
+DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS", "REVERTS"}
+# drawn so every arrow reads Sources → Claims → Decisions → Actions: the stored Action-IMPLEMENTS->Decision turns
+FLIPPED = {"IMPLEMENTS": "IMPLEMENTED BY"}
+FONT = 16  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
 TINTS = {"holds": "#d5efdf", "fallen": "#f6d0d0", "superseded": "#e6e7e9", "needs review": "#fde9b8",
          "held": "#e4d7f5", "quarantined": "#bdbdbd"}
 KIND_TINTS = {"pr": "#d6e3f7", "issue": "#cdeeee", "comment": "#e6f1fa", "doc": "#dcdff3", "human_correction": "#f8dcec"}
 HIGHLIGHT = "rgba(0, 170, 255, 0.95)"  # a glow no status colour uses: the blast radius
-SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18}
+SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18, "group": 24}
+HIERARCHY_NODES = 60  # a focus view (focus.py FOCUS_NODES) still reads left to right
 EDGE_LABELS_UP_TO = 60
-HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip
+HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip (unfocused views)
 PAD, PAD_LEVELS = "__pad_", 0.45
-SMALL_HEIGHT = 480  # a layered graph of a few dozen nodes fits; more height would only be blank canvas
 UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
 
 
@@ -42,21 +45,32 @@ def plain(text: str) -> str:
     return text.replace("&", "＆").replace("<", "‹").replace(">", "›")
 
 
-def _node(n: ViewNode, highlighted: bool, compact: bool) -> Node:
+def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) -> Node:
+    if n.type == "group":
+        fill = TINTS.get(n.status, "#eef1f5") if n.status != "holds" else "#eef1f5"
+        border = STATUS_COLOURS[n.status] if n.status != "holds" else "#7a8594"
+        return Node(id=n.id, label=n.label, title=plain(n.title), shape="box", level=LEVELS["group"],
+                    color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
+                    borderWidth=3 if focus else 2, margin=8, widthConstraint={"maximum": 220},
+                    font={"size": FONT + 1, "color": "#1a1a1a", "face": "sans-serif", "bold": {"size": FONT + 1}},
+                    shadow={"enabled": focus, "color": "rgba(0,0,0,0.35)", "size": 12, "x": 0, "y": 0})
     if n.type == "source":
         fill = TINTS["quarantined"] if n.status == "quarantined" else KIND_TINTS.get(n.kind, "#eeeeee")
         border = KIND_COLOURS.get(n.kind, "#888888") if n.status == "holds" else STATUS_COLOURS[n.status]
     else:
         fill = border = STATUS_COLOURS[n.status]
-    width = 2 if n.status == "holds" else 4
+    width = 2 if n.status == "holds" else 4  # anything needing attention gets a heavy border as well as its colour
     inside = TYPE_SHAPES[n.type] == "box"
     extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {}
     return Node(
-        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else n.label, title=plain(n.title), shape=TYPE_SHAPES[n.type], size=SIZES[n.type],
+        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else n.label, title=plain(n.title),
+        shape=TYPE_SHAPES[n.type], size=SIZES[n.type] + (8 if focus else 0),
         color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
-        borderWidth=width, borderWidthSelected=width + 2, level=LEVELS[n.type],
-        font={"size": 17 if n.type == "decision" else 13, "color": "#1a1a1a", "face": "sans-serif"},
-        shadow={"enabled": highlighted, "color": HIGHLIGHT, "size": 30, "x": 0, "y": 0}, **extra,
+        borderWidth=width + (2 if focus else 0), borderWidthSelected=width + 2, level=LEVELS[n.type],
+        font={"size": FONT + (2 if focus else 0), "color": "#1a1a1a", "face": "sans-serif",
+              "background": "rgba(255,255,255,0.8)"},
+        shadow={"enabled": highlighted or focus, "color": HIGHLIGHT if highlighted else "rgba(0,0,0,0.35)",
+                "size": 30 if highlighted else 14, "x": 0, "y": 0}, **extra,
     )
 
 
@@ -71,27 +85,32 @@ def _pads(levels: set[int]) -> list[Node]:
 
 def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Edge:
     colour = EDGE_COLOURS.get(word, "#999999")
-    extra = {"label": word, "font": {"size": 9, "color": colour, "strokeWidth": 3, "align": "middle"}} if labelled else {}
-    return Edge(source=source, target=target, color=colour, title=plain(title or word), dashes=word in DASHED,
-                width=1.5, arrows="to", **extra)
+    if word in FLIPPED:
+        source, target, word = target, source, FLIPPED[word]
+    shown = labelled and word != "CONTAINS"
+    extra = {"label": word.lower(), "font": {"size": 12, "color": colour, "strokeWidth": 3, "align": "middle"}} if shown else {}
+    return Edge(source=source, target=target, color=colour, title=plain(title or word.lower()), dashes=word in DASHED,
+                width=2.5 if word in ("REVERTS", "SUPERSEDES") else 1.5, arrows="to", **extra)
 
 
 def _config(height: int, hierarchical: bool) -> Config:
     """vis-network options; set as whole dicts because Config copies unknown keyword arguments to the top level."""
     config = Config(height=height, width=900, directed=True, physics=not hierarchical, hierarchical=hierarchical)
     config.width = "100%"  # Config only formats pixels; vis accepts any CSS width
-    config.interaction = {"hover": True, "tooltipDelay": 150, "navigationButtons": False, "zoomView": True}
+    config.groups = {}  # Config's default None reaches vis as "groups: null", which it rejects on every render
+    config.interaction = {"hover": True, "tooltipDelay": 150, "navigationButtons": True, "keyboard": False,
+                          "zoomView": True}
     if hierarchical:
         # few nodes: the provenance chain reads left to right, one column per node type
         config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                          "levelSeparation": 170, "nodeSpacing": 60, "treeSpacing": 80}}
+                                          "levelSeparation": 260, "nodeSpacing": 46, "treeSpacing": 60}}
         config.edges = {"smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
                                    "roundness": 0.4}}
     else:
         # many nodes: one column per type would be a strip thousands of pixels tall; a force layout shows clusters
         config.physics = {"enabled": True, "solver": "forceAtlas2Based", "minVelocity": 2, "timestep": 0.5,
-                          "forceAtlas2Based": {"gravitationalConstant": -45, "springLength": 55, "centralGravity": 0.015,
-                                               "avoidOverlap": 0.4},
+                          "forceAtlas2Based": {"gravitationalConstant": -120, "springLength": 110,
+                                               "centralGravity": 0.02, "avoidOverlap": 0.8},
                           "stabilization": {"enabled": True, "iterations": 400, "fit": True}}
         config.layout = {"randomSeed": 7, "improvedLayout": True}
         config.edges = {"smooth": {"enabled": True, "type": "continuous"}}
@@ -102,13 +121,15 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     """Draw the view left to right (corrections, sources, claims, decisions, actions). A click on a node stores its
     id in ``st.session_state[selection_key]``; returns True when this run brought a new click."""
     marked = set(highlight)
-    compact = len(view.nodes) > HIERARCHY_UP_TO
-    nodes = [_node(n, n.id in marked, compact) for n in view.nodes]
+    limit = HIERARCHY_NODES if view.focus else HIERARCHY_UP_TO
+    grouped = any(n.type == "group" for n in view.nodes) and not view.focus  # directories: a force layout of hubs
+    compact = len(view.nodes) > limit or grouped
+    nodes = [_node(n, n.id in marked, compact and not grouped, n.id == view.focus) for n in view.nodes]
     if not compact and nodes:
         nodes += _pads({LEVELS[n.type] for n in view.nodes})
     labelled = len(view.edges) <= EDGE_LABELS_UP_TO
     edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
-    config = _config(height if compact else SMALL_HEIGHT, hierarchical=not compact)
+    config = _config(height, hierarchical=not compact)
     # the component's identity is its arguments: when they change it remounts and its last value is gone
     signature = hashlib.sha1(json.dumps([[n.to_dict() for n in nodes], [e.to_dict() for e in edges],
                                          config.__dict__], sort_keys=True, default=str).encode()).hexdigest()
@@ -160,6 +181,7 @@ def draw_path(path: list[str], hops: list[str], height: int = 180) -> None:
             edges.append(Edge(source=a, target=b, color="#8a9bb0", arrows="to", width=1.5))
     config = Config(height=height, width=900, directed=True, physics=False, hierarchical=True)
     config.width = "100%"
+    config.groups = {}
     config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
                                       "levelSeparation": 150}}
     config.interaction = {"hover": True, "dragNodes": False, "zoomView": False}
