@@ -181,7 +181,8 @@ def explore(store: Store, repo: str) -> None:
     blast: BlastRadius | None = st.session_state.get(BLAST)
     if blast is not None and blast.node_id != st.session_state.get(SEL):
         blast = None
-    left, right = st.columns([3, 2], gap="medium")
+    # the overview grid takes the full width (its labels stay readable); a focus shares the row with its details
+    left, right = (st.container(), st.container()) if not focus else st.columns([2, 1], gap="medium")
     with left:
         if draw(view, SEL, highlight=(blast.ids() | {blast.node_id}) if blast else (), height=CANVAS_HEIGHT):
             clicked = st.session_state.get(SEL) or ""
@@ -344,7 +345,7 @@ def main() -> None:
         return
     store = get_store()
     if st.session_state.get("dg_repo") != repo:  # a selection never leaks from one repository to another
-        for k in (SEL, PICK, BLAST, ANSWER, FOCUS, "dg_hits", "dg_find_seen"):
+        for k in (SEL, PICK, BLAST, ANSWER, FOCUS, "dg_hits", "dg_find_seen", "dg_find"):
             st.session_state.pop(k, None)
         st.session_state["dg_repo"] = repo
     ask_why(store, repo)

@@ -35,7 +35,8 @@ from .views import (
 MAX_HOPS = 4
 DEFAULT_HOPS = 2
 FOCUS_DECISIONS = 12  # decisions a focus brings before trimming by hops: enough context, still readable
-FOCUS_NODES = 60
+PER_COLUMN = 10  # nodes of one type around a focus (one column of the layered drawing)
+FOCUS_NODES = 40  # at most this many nodes around a focus, nearest first: a column of 20 still fits at zoom ≥ 0.7
 GROUP_OVER = 40  # more decisions than this: draw directories, not decisions
 SEARCH_LIMIT = 25
 LIST_LIMIT = 500
@@ -318,8 +319,15 @@ def _trim(view: GraphView, anchor: str, hops: int) -> None:
             if m not in dist:
                 dist[m] = dist[n] + 1
                 queue.append(m)
-    keep = sorted(dist, key=lambda n: (dist[n], n))[:FOCUS_NODES]
-    kept = set(keep)
+    types = {n.id: n.type for n in view.nodes}
+    per_type: dict[str, int] = {}
+    kept: set[str] = set()
+    for n in sorted(dist, key=lambda n: (dist[n], n)):
+        t = types.get(n, "group")
+        if len(kept) >= FOCUS_NODES or (per_type.get(t, 0) >= PER_COLUMN and n != anchor):
+            continue  # one drawn column (a node type) stays short enough to read; the list shows the rest
+        per_type[t] = per_type.get(t, 0) + 1
+        kept.add(n)
     view.nodes = [n for n in view.nodes if n.id in kept]
     view.edges = [e for e in view.edges if e.source in kept and e.target in kept]
 
@@ -334,7 +342,8 @@ _Q_BY_DIR = (
     "[p IN collect(DISTINCT s.path) WHERE p IS NOT NULL] AS docs "
     "OPTIONAL MATCH (d)-[:DERIVED_FROM]->(:Source)-[:TOUCHES]->(f:File) "
     "WITH d, st, when, docs, collect(DISTINCT f.path) AS files "
-    "RETURN d.id AS id, d.summary AS summary, st, when, files + docs AS files ORDER BY coalesce(when, '') DESC, id"
+    "RETURN d.id AS id, d.summary AS summary, d.quote AS quote, st, when, files + docs AS files "
+    "ORDER BY coalesce(when, '') DESC, id"
 )
 
 
@@ -379,7 +388,8 @@ def overview_view(store: Store, repo: str, statuses: tuple[str, ...] = (), group
             for m in members:
                 summary = m["summary"] or m["id"]
                 view.nodes.append(ViewNode(m["id"], "decision", "decision", _short(summary, 34),
-                                           f"Decision: {summary}\nstatus: {m['st']}", m["st"], m["when"]))
+                                           f"Decision: {summary}\nstatus: {m['st']}\n“{m['quote'] or ''}”", m["st"],
+                                           m["when"]))
                 view.edges.append(ViewEdge(f"dir:{d}", m["id"], "CONTAINS", f"{d} → decision"))
         view.decisions_shown = len(rows)
     else:

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rguard_core.db import Graph, Store
-from rguard_core.seed import DEMO_REPO, DEMO_SNAPSHOT, load_demo
 from rguard_core.focus import overview_view
+from rguard_core.seed import DEMO_REPO, DEMO_SNAPSHOT, load_demo
 from tests.test_views import ledger_copy
 
 ROOT = Path(__file__).resolve().parent.parent

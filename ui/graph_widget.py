@@ -27,7 +27,7 @@ EDGE_COLOURS = {"SUPPORTS": "#8a9bb0", "JUSTIFIES": "#2e9e5b", "IMPLEMENTS": "#4
 DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS", "REVERTS"}
 # drawn so every arrow reads Sources → Claims → Decisions → Actions: the stored Action-IMPLEMENTS->Decision turns
 FLIPPED = {"IMPLEMENTS": "IMPLEMENTED BY"}
-FONT = 16  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
+FONT = 18  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
 TINTS = {"holds": "#d5efdf", "fallen": "#f6d0d0", "superseded": "#e6e7e9", "needs review": "#fde9b8",
          "held": "#e4d7f5", "quarantined": "#bdbdbd"}
 KIND_TINTS = {"pr": "#d6e3f7", "issue": "#cdeeee", "comment": "#e6f1fa", "doc": "#dcdff3", "human_correction": "#f8dcec"}
@@ -93,17 +93,66 @@ def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Ed
                 width=2.5 if word in ("REVERTS", "SUPERSEDES") else 1.5, arrows="to", **extra)
 
 
-def _config(height: int, hierarchical: bool) -> Config:
+GRID_COLUMNS, CELL_W, CELL_H = 5, 236, 62  # the overview grid in canvas units: the page draws it full width
+
+
+def _grid(view: GraphView) -> list[Node]:
+    """The overview as a fixed grid: each directory a header box, its decisions in rows beneath it. Positions are
+    computed here, so the layout is the same on every rerun and nothing drifts under the pointer."""
+    members: dict[str, list[ViewNode]] = {}
+    for e in view.edges:
+        if e.word == "CONTAINS":
+            node = view.node(e.target)
+            if node is not None:
+                members.setdefault(e.source, []).append(node)
+    groups = [n for n in view.nodes if n.type == "group"]
+    out: list[Node] = []
+    row = 0
+    col = 0
+    for g in groups:
+        inner = members.get(g.id, [])
+        if inner:  # a directory with its decisions starts a new band
+            row += 1 if col else 0
+            col = 0
+        out.append(_at(_node(g, False, False), col, row))
+        col += 1
+        if inner:
+            row, col = row + 1, 0
+            for i, d in enumerate(inner):
+                node = _node(d, False, False)
+                node.shape = "box"  # in the grid a decision is a box with its status colour; ◆ marks it
+                node.label = f"◆ {d.label}"
+                node.__dict__.update(margin=6, widthConstraint={"minimum": CELL_W - 30, "maximum": CELL_W - 30})
+                node.__dict__["color"] = {"background": TINTS.get(d.status, "#ffffff"),
+                                          "border": STATUS_COLOURS[d.status],
+                                          "highlight": {"background": TINTS.get(d.status, "#ffffff"), "border": "#111"}}
+                out.append(_at(node, i % GRID_COLUMNS, row + i // GRID_COLUMNS))
+            row += (len(inner) + GRID_COLUMNS - 1) // GRID_COLUMNS
+        elif col >= GRID_COLUMNS:
+            row, col = row + 1, 0
+    return out
+
+
+def _at(node: Node, col: int, row: int) -> Node:
+    node.__dict__.update(x=col * CELL_W, y=row * CELL_H, fixed=True, physics=False)
+    return node
+
+
+def _config(height: int, hierarchical: bool, fixed: bool = False) -> Config:
     """vis-network options; set as whole dicts because Config copies unknown keyword arguments to the top level."""
     config = Config(height=height, width=900, directed=True, physics=not hierarchical, hierarchical=hierarchical)
     config.width = "100%"  # Config only formats pixels; vis accepts any CSS width
     config.groups = {}  # Config's default None reaches vis as "groups: null", which it rejects on every render
     config.interaction = {"hover": True, "tooltipDelay": 150, "navigationButtons": True, "keyboard": False,
                           "zoomView": True}
-    if hierarchical:
+    if fixed:
+        config.physics = {"enabled": False}
+        config.layout = {"hierarchical": {"enabled": False}}
+        config.interaction["dragNodes"] = False
+    elif hierarchical:
         # few nodes: the provenance chain reads left to right, one column per node type
         config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                          "levelSeparation": 260, "nodeSpacing": 46, "treeSpacing": 60}}
+                                          "levelSeparation": 230, "nodeSpacing": 66, "treeSpacing": 66}}
         config.edges = {"smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
                                    "roundness": 0.4}}
     else:
@@ -121,15 +170,18 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     """Draw the view left to right (corrections, sources, claims, decisions, actions). A click on a node stores its
     id in ``st.session_state[selection_key]``; returns True when this run brought a new click."""
     marked = set(highlight)
-    limit = HIERARCHY_NODES if view.focus else HIERARCHY_UP_TO
-    grouped = any(n.type == "group" for n in view.nodes) and not view.focus  # directories: a force layout of hubs
-    compact = len(view.nodes) > limit or grouped
-    nodes = [_node(n, n.id in marked, compact and not grouped, n.id == view.focus) for n in view.nodes]
-    if not compact and nodes:
-        nodes += _pads({LEVELS[n.type] for n in view.nodes})
-    labelled = len(view.edges) <= EDGE_LABELS_UP_TO
-    edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
-    config = _config(height, hierarchical=not compact)
+    grouped = any(n.type == "group" for n in view.nodes) and not view.focus
+    if grouped:  # the overview: directories and their decisions on a fixed grid, no edges
+        nodes, edges = _grid(view), []
+        config = _config(height, hierarchical=False, fixed=True)
+    else:
+        compact = len(view.nodes) > (HIERARCHY_NODES if view.focus else HIERARCHY_UP_TO)
+        nodes = [_node(n, n.id in marked, compact, n.id == view.focus) for n in view.nodes]
+        if not compact and nodes:
+            nodes += _pads({LEVELS[n.type] for n in view.nodes})
+        labelled = len(view.edges) <= EDGE_LABELS_UP_TO
+        edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
+        config = _config(height, hierarchical=not compact)
     # the component's identity is its arguments: when they change it remounts and its last value is gone
     signature = hashlib.sha1(json.dumps([[n.to_dict() for n in nodes], [e.to_dict() for e in edges],
                                          config.__dict__], sort_keys=True, default=str).encode()).hexdigest()

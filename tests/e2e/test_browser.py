@@ -214,7 +214,7 @@ def test_a_click_on_a_node_shows_its_receipts(browser: WebDriver, app_url: str) 
 def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver, app_url: str) -> None:
     go(browser, app_url, "Decision graph")
     number = QUARANTINED.split(":")[1]
-    pick(browser, f"Issue #{number}")
+    type_into(browser, "Find", f"issue {number}")  # the search box focuses the issue and selects it
     wait_for(lambda: f"Issue #{number}" in detail_heading(browser), "the issue's detail")
     assert "quarantined" in body_text(browser)
     button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button")
@@ -232,13 +232,13 @@ def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver
     shot(browser, "correction-hand-off")
 
 
-def test_filters_narrow_to_a_layered_graph_with_a_correction(browser: WebDriver, app_url: str) -> None:
+def test_a_search_focuses_a_layered_graph_with_a_correction(browser: WebDriver, app_url: str) -> None:
     go(browser, app_url, "Decision graph")
-    type_into(browser, "Text in decision", "unknown cost")
-    wait_for(lambda: re.search(r"(\d+) of \1 decision", body_text(browser)), "the filtered caption")
-    no_exception(browser, "filtered")
+    type_into(browser, "Find", "unknown cost")
+    wait_for(lambda: "drawn around" in body_text(browser), "the focused caption")
+    no_exception(browser, "focused")
     nodes = enter_graph(browser)
-    assert len(nodes) <= 45  # small enough for the left-to-right layered layout
+    assert len(nodes) <= 62  # a focus view: small enough for the left-to-right layered layout (plus 2 pads)
     nodes = [n for n in nodes if not n["id"].startswith("__pad_")]  # the layout's invisible margins
     kinds = {n["id"].split(":")[0] for n in nodes}
     assert {"decision", "claim", "corr"} <= kinds, kinds  # the correction from setup_data is drawn
@@ -249,7 +249,7 @@ def test_filters_narrow_to_a_layered_graph_with_a_correction(browser: WebDriver,
     settle(browser)
     assert "superseded" in body_text(browser)  # the corrected claim, seen from the decision it supported
     shot(browser, "filtered-layered-correction")
-    pick(browser, "Correction text by")
+    pick(browser, "correction by")  # the correction node: its detail shows the reviewer's own words
     wait_for(lambda: CORRECTION[:30] in body_text(browser), "the human correction's own words")
     no_exception(browser, "correction source")
 
