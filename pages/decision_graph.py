@@ -282,7 +282,7 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
     with st.expander("Files, commits, stored properties and the id"):
         st.code(d.id, language=None)
         for f in d.files:
-            st.button(f"▦ {f}", key=f"dg_file_{f}", on_click=focus_on, args=(f"file:{f}",), type="tertiary")
+            st.button(f"▦ {md(f)}", key=f"dg_file_{f}", on_click=focus_on, args=(f"file:{f}",), type="tertiary")
         for c in d.commits:
             st.text(f"commit {c.removeprefix('commit:')[:12]}")
         st.json({k: v for k, v in d.facts.items() if v is not None}, expanded=False)
@@ -295,7 +295,7 @@ def links_section(title: str, links: list[Link], key: str) -> None:
     st.markdown(f"**{title}**")
     for i, x in enumerate(links[:40]):
         note = f" ({x.note})" if x.note else ""
-        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {x.label[:90]}"
+        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {md(x.label[:90])}"
         st.button(label, key=f"dg_link_{key}_{i}", on_click=select, args=(x.id,), type="tertiary")
     if len(links) > 40:
         st.caption(f"… and {len(links) - 40} more")
@@ -344,10 +344,11 @@ def main() -> None:
     if not repo:
         return
     store = get_store()
-    if st.session_state.get("dg_repo") != repo:  # a selection never leaks from one repository to another
+    seen = st.session_state.get("dg_repo")
+    if seen is not None and seen != repo:  # a selection never leaks from one repository to another
         for k in (SEL, PICK, BLAST, ANSWER, FOCUS, "dg_hits", "dg_find_seen", "dg_find"):
             st.session_state.pop(k, None)
-        st.session_state["dg_repo"] = repo
+    st.session_state["dg_repo"] = repo
     ask_why(store, repo)
     explore(store, repo)
 

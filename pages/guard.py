@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rguard_core.activity import record_guard_run
 from rguard_core.errors import RGuardError
 from rguard_core.guard import GuardReport, run_guard
 from rguard_core.ingest.github import parse_pr_url
@@ -54,6 +55,7 @@ if run:
         with st.spinner("Walking the graph…"):
             st.session_state["guard_report"] = run_guard(store, repo, diff if diff.strip() else None, judge=judge, pr=pr)
             st.session_state["guard_diff_used"] = diff
+            record_guard_run(store.settings, st.session_state["guard_report"], "dashboard")
     except RGuardError as e:
         st.session_state.pop("guard_report", None)
         st.error(str(e))
