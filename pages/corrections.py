@@ -7,6 +7,7 @@ import streamlit as st
 
 from rguard_core.db import Graph
 from rguard_core.errors import ConflictError, RGuardError, StaleCorrectionPreview
+from rguard_core.labels import labels as node_labels
 from rguard_core.memory import apply_correction, preview_correction, quarantine_source
 from rguard_core.memory.browse import Target, history, search_targets
 from ui.common import get_store, guarded, selected_repo
@@ -48,7 +49,12 @@ def show_report(rep: dict, title: str) -> None:  # type: ignore[type-arg]
             + [("action held", a) for a in rep.get("actions_held", rep.get("held", []))]
             + [("action needs compensation", a) for a in rep.get("actions_compensate", rep.get("compensate", []))])
     if rows:
-        st.dataframe(pd.DataFrame(rows, columns=["effect", "id"]), hide_index=True, use_container_width=True)
+        names = node_labels(graph, [r[1] for r in rows])  # titles, not ids (rguard_core/labels.py)
+        table = [(effect, names[i].text(100) if i in names else i, names[i].url if i in names else None, i)
+                 for effect, i in rows]
+        st.dataframe(pd.DataFrame(table, columns=["effect", "what", "link", "id"]), hide_index=True,
+                     use_container_width=True, column_order=["effect", "what", "link"],
+                     column_config={"link": st.column_config.LinkColumn("link", display_text="open")})
     else:
         st.success("Nothing else depends on it: no claim falls, no decision is flagged, no action is held.")
 
@@ -119,8 +125,11 @@ if target is not None and target.kind == "decision":
 st.subheader("History")
 entries = guarded(history, graph) or []
 if entries:
-    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind, "target": e.target, "by": e.by or "", "reason": e.reason or "",
-                                "id": e.id} for e in entries]), hide_index=True, use_container_width=True)
+    names = node_labels(graph, [e.target for e in entries if e.target])
+    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind,
+                                "target": names[e.target].text(80) if e.target in names else e.target,
+                                "by": e.by or "", "reason": e.reason or "", "id": e.id} for e in entries]),
+                 hide_index=True, use_container_width=True, column_order=["when", "kind", "target", "by", "reason"])
     with st.expander("Full results"):
         for e in entries:
             st.markdown(f"**{e.kind}** `{e.id}` on `{e.target}`")

@@ -59,7 +59,7 @@ def _progress_callback(bar: Any, label: str) -> Any:
 def finding_card(f: dict[str, Any]) -> None:
     with st.container(border=True):
         icon = {"contradicts": "🛑", "related": "🔎"}.get(f.get("label", ""), "•")
-        st.markdown(f"{icon} **{f.get('label')}** · `{f.get('decision_id')}` · score {f.get('score')}")
+        st.markdown(f"{icon} **{f.get('label')}** · score {f.get('score')}")
         st.markdown(f"**{f.get('summary')}**")
         st.markdown(f"> {f.get('quote')}")
         if f.get("source_url"):
