@@ -109,6 +109,8 @@ def show_receipt(d: WhyDecision, i: int) -> None:
         st.markdown(f"> {md(r.quote)}\n\n— {link(r.source, r.url)}")
         for c in d.because:
             st.markdown(f"because: *“{md(c.quote)}”* — {link(c.source, c.url)}")
+        if d.context is not None:
+            st.markdown(f"context: “{md(d.context.quote)}” — {link(d.context.source, d.context.url)}")
         if d.note:
             st.caption(md(d.note))
         found = ", ".join(CHANNEL_WORDS.get(c, c) for c in d.channels)
@@ -173,8 +175,10 @@ def explore(store: Store, repo: str) -> None:
         st.info(view.message or "Nothing to draw.")
         return
     where = f"around {focus_name(store, repo, focus)}" if focus else "by directory"
+    hint = ("Click a node to see its receipts beside the graph; click a directory or file to focus on it." if focus
+            else "Click a directory or a decision to focus on it.")
     st.caption(f"{view.decisions_shown} of {view.decisions_total} decision(s) drawn {where} · {len(view.nodes)} "
-               f"nodes. Click a node to see its receipts; click a directory or file to focus on it.")
+               f"nodes. {hint}")
     if view.message:
         st.caption(view.message)
     legend()
@@ -186,7 +190,9 @@ def explore(store: Store, repo: str) -> None:
     with left:
         if draw(view, SEL, highlight=(blast.ids() | {blast.node_id}) if blast else (), height=CANVAS_HEIGHT):
             clicked = st.session_state.get(SEL) or ""
-            if clicked.startswith(("dir:", "file:", "person:")):
+            # a click in the overview, or on a directory, file or person, expands it: the canvas re-centres there
+            # and its details sit beside it (not a screen further down)
+            if not focus or clicked.startswith(("dir:", "file:", "person:")):
                 focus_on(clicked)
                 st.rerun()
     with right:

@@ -29,6 +29,7 @@ from typing import Any
 from .db import Graph, Store
 from .errors import InvalidInput, UnknownRepository
 from .evidence import Span, is_verbatim
+from .ingest.extract.sentences import Sentence, sentences
 from .ingest.extract.statements import is_statement
 from .labels import source_name
 from .llm import LLMClient
@@ -101,6 +102,7 @@ class Receipt:
     status: str
     start: int
     end: int
+    source_text: str = field(default="", repr=False, compare=False)  # for the context sentence; not serialised
 
 
 @dataclass
@@ -111,6 +113,7 @@ class WhyDecision:
     channels: list[str] = field(default_factory=list)  # which CHANNELS found it, strongest first
     replaced_by: list[str] = field(default_factory=list)  # readable: "reverted by PR #1681", "superseded by …"
     note: str = ""  # what to say when it has no stated reason, or was replaced
+    context: Receipt | None = None  # no rationale claim: the source sentence nearest the question (not a claim)
 
 
 @dataclass
@@ -129,7 +132,11 @@ class WhyAnswer:
     allowed: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        for d in out["decisions"]:  # the sources' full texts stay out of the JSON answer
+            for r in [d["receipt"], *d["because"], *([d["context"]] if d["context"] else [])]:
+                r.pop("source_text", None)
+        return out
 
 
 def tokens(question: str) -> list[str]:
@@ -373,10 +380,13 @@ def _retrieve(graph: Graph, found: _Found, ans: WhyAnswer, limit: int) -> None:
         because = _because(own, [claims[c] for c in justifying.get(did, []) if c in claims], found, ans.question)
         per = found.channels.get(did, {})
         d = WhyDecision(own, round(scores[did], 4), because, sorted(per, key=lambda c: -per[c]), notes.get(did, []))
+        if not because:
+            d.context = _context(own, ans.question)
         if d.replaced_by:
             d.note = "; ".join(d.replaced_by) + " — read what replaced it first."
         elif not because:
-            d.note = "No stated reason was recorded for this decision beyond its own words."
+            d.note = ("No reason was recorded as a claim for this decision"
+                      + ("; the sentence of its source nearest the question is shown as context." if d.context else "."))
         ans.decisions.append(d)
 
 
@@ -393,6 +403,25 @@ def _because(own: Receipt, claims: list[Receipt], found: _Found, question: str) 
         out.append((found.claim_hits.get(c.id, 0.0) + overlap + reason, c))
     out.sort(key=lambda x: (-x[0], x[1].id))
     return [c for _, c in out[:MAX_BECAUSE]]
+
+
+def _context(own: Receipt, question: str) -> Receipt | None:
+    """The sentence of the decision's own source that shares most words with the question (not its quote, never
+    the title), at its exact offsets; None when no sentence shares a word."""
+    text = own.source_text
+    words = set(content_words(tokens(question)))
+    best: tuple[int, Sentence] | None = None
+    for s in sentences(text):
+        if s.text == own.quote or _norm(s.text) in {_norm(own.text), _norm(own.quote)} or not is_statement(s.text):
+            continue
+        overlap = len(words & set(content_words(tokens(s.text))))
+        if overlap and (best is None or overlap > best[0]):
+            best = (overlap, s)
+    if best is None:
+        return None
+    s = best[1]
+    return Receipt(f"{own.source_id}:{s.start}:{s.end}", "context", s.text, s.text, own.source_id, own.source, own.url,
+                   own.status, s.start, s.end)
 
 
 def _norm(text: str) -> str:
@@ -413,7 +442,8 @@ def _receipts(graph: Graph, label: str, ids: list[str], ans: WhyAnswer) -> list[
             ans.withheld += 1
             continue  # never show the text of a claim that does not hold or of an untrusted source
         out.append(Receipt(r["id"], label.lower(), r["summary"] or r["statement"] or quote, quote, r["source_id"],
-                           source_label({**r, "id": r["source_id"]}), r["url"], status, start, end))
+                           source_label({**r, "id": r["source_id"]}), r["url"], status, start, end,
+                           text if label == "Decision" else ""))
     return out
 
 

@@ -187,3 +187,26 @@ def test_cli_prints_the_answer_as_json(store: Store, ledger: tuple[str, Graph], 
     assert REFUSAL in capsys.readouterr().out
     assert main(["why", "--repo", "nobody/nothing", "why?", "--json"]) == 2
     assert "no graph for repository" in capsys.readouterr().err
+
+
+def test_max_age_question_finds_pr_1387_with_context_not_its_title(store: Store) -> None:
+    from rguard_core.ingest.pipeline import ingest_snapshot
+    from tests.conftest import realdata_or_skip
+
+    repo = "Kludex/starlette"
+    if not store.repo_graph(repo).exists():
+        ingest_snapshot(store, realdata_or_skip() / "github", repo=repo)
+    ans = why(store, repo, "why is max_age checked with is not None")
+    top = [d.receipt.id for d in ans.decisions[:3]]
+    assert "decision:pr:1387" in top, top
+    d = next(d for d in ans.decisions if d.receipt.id == "decision:pr:1387")
+    assert all(c.quote != d.receipt.text for c in d.because)
+    g = store.repo_graph(repo)
+    text = g.read("MATCH (s:Source {id: 'pr:1387'}) RETURN s.text AS t")[0]["t"]
+    shown = d.because or ([d.context] if d.context else [])
+    assert shown and all(r.quote != d.receipt.text for r in shown)
+    if d.context is not None:
+        assert text[d.context.start:d.context.end] == d.context.quote and "max_age" in d.context.quote
+    reverted = [x for x in ans.decisions if x.replaced_by]
+    assert all("reverted" in x.note or "superseded" in x.note for x in reverted)
+    assert "source_text" not in json.dumps(ans.as_dict())
