@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from collections.abc import Iterable
 
 import streamlit as st
@@ -40,9 +41,16 @@ PAD, PAD_LEVELS = "__pad_", 0.45
 UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
 
 
+TIP_WIDTH, TIP_LINES = 64, 14  # vis tooltips do not wrap: long lines ran off the frame's edge
+
+
 def plain(text: str) -> str:
-    """Text that is inert as HTML but reads the same (the component parses titles as markup)."""
-    return text.replace("&", "＆").replace("<", "‹").replace(">", "›")
+    """Text that is inert as HTML but reads the same (the component parses titles as markup), wrapped to short
+    lines so the tooltip stays inside the frame."""
+    lines = [w for line in text.splitlines() for w in (textwrap.wrap(line, TIP_WIDTH) or [""])]
+    if len(lines) > TIP_LINES:
+        lines = lines[:TIP_LINES - 1] + ["…"]
+    return "\n".join(lines).replace("&", "＆").replace("<", "‹").replace(">", "›")
 
 
 def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) -> Node:
