@@ -13,6 +13,7 @@ from rguard_core.focus import (
     MAX_HOPS,
     SearchHit,
     decision_rows,
+    expand,
     focus_view,
     graph_signature,
     overview_view,
@@ -36,6 +37,7 @@ from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw
 
 SEL, PICK, BLAST, ANSWER, FOCUS = "dg_selected", "dg_pick", "dg_blast", "dg_answer", "dg_focus"
+EXPANDED = "dg_expanded"  # nodes clicked open around the focus
 BADGE = {"holds": "green", "fallen": "red", "superseded": "gray", "needs review": "orange", "held": "violet",
          "quarantined": "red"}
 ICON = {"source": "▭", "claim": "●", "decision": "◆", "action": "▲", "correction": "★", "incident": "⚠",
@@ -60,6 +62,7 @@ def select(node_id: str) -> None:
 def focus_on(node_id: str | None) -> None:
     """Centre the graph on a node (None: back to the overview); the node is selected too."""
     st.session_state[FOCUS] = node_id
+    st.session_state[EXPANDED] = []
     if node_id and not node_id.startswith(("dir:", "file:", "person:")):
         st.session_state[SEL] = node_id
     st.session_state["dg_answer_open"] = False  # the graph sits right under a collapsed answer
@@ -190,11 +193,13 @@ def explore(store: Store, repo: str) -> None:
     view = guarded(focus_view, store, repo, focus, hops) if focus else guarded(overview, store, repo, statuses)
     if view is None:
         return
+    full = [x for x in st.session_state.get(EXPANDED, []) if view.exists and not guarded(expand, store, repo, view, x)]
     if not view.exists or not view.nodes:
         st.info(view.message or "Nothing to draw.")
         return
     where = f"around {focus_name(store, repo, focus)}" if focus else "by directory"
-    hint = ("Click a node to see its receipts beside the graph; click a directory or file to focus on it." if focus
+    hint = ("Click a node to see its receipts beside the graph and open its neighbours; click a directory or file "
+            "to focus on it." if focus
             else "Click a directory or a decision to focus on it.")
     st.caption(f"{view.decisions_shown} of {view.decisions_total} decision(s) drawn {where} · {len(view.nodes)} "
                f"nodes. {hint}")
@@ -214,6 +219,11 @@ def explore(store: Store, repo: str) -> None:
             if not focus or clicked.startswith(("dir:", "file:", "person:")):
                 focus_on(clicked)
                 st.rerun()
+            elif clicked != focus and clicked not in st.session_state.get(EXPANDED, []):
+                st.session_state[EXPANDED] = [*st.session_state.get(EXPANDED, []), clicked]  # click to expand
+                st.rerun()
+        if full:
+            st.caption(f"{len(full)} clicked node(s) not expanded: the canvas is full. Focus on one instead.")
     with right:
         details, listing = st.tabs(["Details", f"List ({len(list_ids(view))})"])
         with listing:
@@ -371,7 +381,7 @@ def main() -> None:
     store = get_store()
     seen = st.session_state.get("dg_repo")
     if seen is not None and seen != repo:  # a selection never leaks from one repository to another
-        for k in (SEL, PICK, BLAST, ANSWER, FOCUS, "dg_hits", "dg_find_seen", "dg_find"):
+        for k in (SEL, PICK, BLAST, ANSWER, FOCUS, EXPANDED, "dg_hits", "dg_find_seen", "dg_find"):
             st.session_state.pop(k, None)
     st.session_state["dg_repo"] = repo
     ask_why(store, repo)

@@ -294,6 +294,25 @@ def focus_view(store: Store, repo: str, node_id: str, hops: int = DEFAULT_HOPS) 
     return view
 
 
+EXPANDED_NODES = 70  # a focus plus the neighbours clicked open stays under this many nodes
+
+
+def expand(store: Store, repo: str, view: GraphView, node_id: str) -> bool:
+    """Add ``node_id``'s one-hop neighbourhood to ``view`` (click to expand); False when it would not fit."""
+    extra = focus_view(store, repo, node_id, 1)
+    have = {n.id for n in view.nodes}
+    new = [n for n in extra.nodes if n.id not in have]
+    if len(view.nodes) + len(new) > EXPANDED_NODES:
+        return False
+    view.nodes += new
+    seen = {(e.source, e.target, e.word) for e in view.edges}
+    view.edges += [e for e in extra.edges if (e.source, e.target, e.word) not in seen]
+    shown = [n.id for n in view.nodes if n.type == "decision"]
+    view.hidden = [d for d in view.hidden + extra.hidden if d not in shown]
+    view.decisions_shown = len(shown)
+    return True
+
+
 def _add_anchor(view: GraphView, node_id: str, decisions: list[str]) -> None:
     kind, value = node_id.split(":", 1)
     label = {"file": value.rsplit("/", 1)[-1], "dir": value, "person": f"@{value}"}[kind]

@@ -143,3 +143,19 @@ def test_health_after_a_quarantine_and_a_correction(store: Store, tmp_path: Path
         assert at.title[0].value == "Decision graph" and at.session_state["dg_focus"] == "issue:1"
     finally:
         g.delete()
+
+
+def test_click_to_expand_adds_the_neighbourhood_and_stops_when_full(store: Store, ledger: tuple[str, Graph]) -> None:
+    from rguard_core.focus import EXPANDED_NODES, expand
+
+    repo, _ = ledger
+    view = focus_view(store, repo, "decision:pr:10", 1)
+    before = {n.id for n in view.nodes}
+    source = next(n.id for n in view.nodes if n.type == "source")
+    assert expand(store, repo, view, source)
+    after = {n.id for n in view.nodes}
+    assert before <= after  # never loses what was drawn
+    assert len({(e.source, e.target, e.word) for e in view.edges}) == len(view.edges)  # no duplicate edges
+    assert {n.id for n in focus_view(store, repo, source, 1).nodes} <= after
+    view.nodes += [view.nodes[0]] * EXPANDED_NODES  # a canvas already full takes nothing more
+    assert not expand(store, repo, view, "decision:pr:10")
