@@ -5,7 +5,7 @@ from __future__ import annotations
 import runpy
 import sys
 
-BENCHES = ("bench.ingest", "bench.guard", "bench.memory", "bench.views")
+BENCHES = ("bench.ingest", "bench.guard", "bench.memory", "bench.views", "bench.agents", "bench.cli")
 
 
 def main() -> None:

@@ -8,10 +8,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
-from openai.types.chat import ChatCompletionMessageParam
+if TYPE_CHECKING:  # openai takes ~0.4 s to import: only a process that talks to an LLM pays it
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 from .config import Settings
 from .errors import ConfigError, LLMError
@@ -60,6 +61,8 @@ class LLMClient:
         self.base_url = (base or DEFAULT_BASE_URL).rstrip("/")
         # Local servers often need no key, but the openai package insists on one; pass the base URL explicitly
         # so the package never picks up a different endpoint from the environment on its own.
+        import openai
+
         self._client = openai.OpenAI(
             base_url=self.base_url, api_key=key or "unused", timeout=timeout_s, max_retries=max_retries
         )
@@ -103,6 +106,8 @@ class LLMClient:
             return sum(c.ms for c in self.calls)
 
     def _ask(self, messages: list[ChatCompletionMessageParam]) -> tuple[str, str | None]:
+        import openai
+
         try:
             resp = self._client.chat.completions.create(
                 model=self.model,
