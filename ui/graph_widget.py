@@ -22,12 +22,13 @@ from streamlit_agraph import Config, Edge, Node, agraph
 
 from rguard_core.views import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
 
-LEVELS = {"correction": 0, "source": 1, "claim": 2, "group": 2, "decision": 3, "action": 4}
+LEVELS = {"correction": 0, "source": 1, "group": 1, "claim": 2, "decision": 3, "action": 4}  # hubs beside the sources
 EDGE_COLOURS = {"SUPPORTS": "#8a9bb0", "JUSTIFIES": "#2e9e5b", "IMPLEMENTS": "#4a7fd4", "CORRECTS": "#e26fb0",
                 "SUPERSEDES": "#6d6d6d", "REJECTED": "#d64545", "REVERTS": "#b5179e", "CONTAINS": "#c3c9d1"}
 DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS", "REVERTS"}
 # drawn so every arrow reads Sources → Claims → Decisions → Actions: the stored Action-IMPLEMENTS->Decision turns
 FLIPPED = {"IMPLEMENTS": "IMPLEMENTED BY"}
+LABEL_CHARS = 34  # two lines of a 175-unit column at FONT
 FONT = 18  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
 TINTS = {"holds": "#d5efdf", "fallen": "#f6d0d0", "superseded": "#e6e7e9", "needs review": "#fde9b8",
          "held": "#e4d7f5", "quarantined": "#bdbdbd"}
@@ -37,7 +38,7 @@ SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 
 HIERARCHY_NODES = 60  # a focus view (focus.py FOCUS_NODES) still reads left to right
 EDGE_LABELS_UP_TO = 60
 HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip (unfocused views)
-PAD, PAD_LEVELS = "__pad_", 0.45
+PAD, PAD_LEVELS = "__pad_", 0.5
 UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
 
 
@@ -69,9 +70,10 @@ def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) ->
         fill = border = STATUS_COLOURS[n.status]
     width = 2 if n.status == "holds" else 4  # anything needing attention gets a heavy border as well as its colour
     inside = TYPE_SHAPES[n.type] == "box"
-    extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {}
+    # labels wrap at one column's width, so neighbouring columns' labels never run into each other
+    extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {"widthConstraint": {"maximum": 175}}
     return Node(
-        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else n.label, title=plain(n.title),
+        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else _two_lines(n.label), title=plain(n.title),
         shape=TYPE_SHAPES[n.type], size=SIZES[n.type] + (8 if focus else 0),
         color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
         borderWidth=width + (2 if focus else 0), borderWidthSelected=width + 2, level=LEVELS[n.type],
@@ -80,6 +82,12 @@ def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) ->
         shadow={"enabled": highlighted or focus, "color": HIGHLIGHT if highlighted else "rgba(0,0,0,0.35)",
                 "size": 30 if highlighted else 14, "x": 0, "y": 0}, **extra,
     )
+
+
+def _two_lines(label: str, limit: int = LABEL_CHARS) -> str:
+    """A label that wraps to at most two lines in its column (the full text is in the tooltip and the list)."""
+    label = " ".join(label.split())
+    return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
 
 
 def _pads(levels: set[int]) -> list[Node]:
@@ -160,7 +168,7 @@ def _config(height: int, hierarchical: bool, fixed: bool = False) -> Config:
     elif hierarchical:
         # few nodes: the provenance chain reads left to right, one column per node type
         config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                          "levelSeparation": 230, "nodeSpacing": 66, "treeSpacing": 66}}
+                                          "levelSeparation": 195, "nodeSpacing": 92, "treeSpacing": 92}}
         config.edges = {"smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
                                    "roundness": 0.4}}
     else:

@@ -243,6 +243,10 @@ def test_a_search_focuses_a_layered_graph_with_a_correction(browser: WebDriver, 
     nodes = [n for n in nodes if not n["id"].startswith("__pad_")]  # the layout's invisible margins
     kinds = {n["id"].split(":")[0] for n in nodes}
     assert {"decision", "claim", "corr"} <= kinds, kinds  # the correction from setup_data is drawn
+    scale = browser.execute_script("return window.__rgNet.getScale();")
+    sizes = browser.execute_script("return window.__rgNet.body.data.nodes.get().filter(n => n.label)"
+                                   ".map(n => (n.font && n.font.size) || 14);")
+    assert min(sizes) * scale >= 11, f"labels drawn at {min(sizes) * scale:.1f}px"  # readable at fit zoom
     decision = next(n for n in nodes if n["id"].startswith("decision:"))
     click_node(browser, decision["id"])
     browser.switch_to.default_content()
