@@ -14,6 +14,7 @@ from typing import Any
 from .errors import RGuardError
 from .guard.diffparse import parse_diff
 from .guard.model import Finding, GuardReport, ParsedDiff
+from .untrusted import strip_controls
 
 MAX_LINES = 12  # triggering lines shown per finding and file
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -141,8 +142,9 @@ def inline_cypher(query: str, params: dict[str, Any]) -> str:
 
 
 def escape_md(text: str) -> str:
-    """Untrusted text made inert in GitHub Markdown: punctuation escaped, mentions and HTML defused, one line."""
-    text = " ".join(str(text).split())
+    """Untrusted text made inert in GitHub Markdown: control and bidi characters dropped (untrusted.py), punctuation
+    escaped, mentions and HTML defused, one line. Prose stays readable, unlike a code span."""
+    text = " ".join(strip_controls(str(text)).split())
     text = re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", text)
     return text.replace("@", "@\u200b")
 
