@@ -11,6 +11,7 @@ import streamlit as st
 
 from rguard_core.db import Graph
 from rguard_core.errors import RGuardError, StaleCorrectionPreview
+from rguard_core.labels import labels as node_labels
 from rguard_core.memory import (
     StepReport,
     apply_correction,
@@ -244,7 +245,10 @@ def undo_section(entries: list[HistoryEntry]) -> None:
 st.subheader("History")
 history_entries = guarded(history, graph) or []
 if history_entries:
-    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind, "target": visible(e.target or ""), "by": visible(e.by or ""),
+    target_names = node_labels(graph, [e.target for e in history_entries if e.target])  # titles, not ids
+    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind,
+                                "target": visible(target_names[e.target].text(80) if e.target in target_names
+                                                  else e.target or ""), "by": visible(e.by or ""),
                                 "reason": visible(e.reason or ""), "state": e.state, "id": e.id}
                                for e in history_entries]), hide_index=True, width="stretch")
     undo_section(history_entries)

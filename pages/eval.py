@@ -13,6 +13,8 @@ from rguard_core.evaluation import tables as T
 from rguard_core.evaluation.guard_eval import __doc__ as GUARD_DEFINITIONS
 from rguard_core.evaluation.memory_bench import __doc__ as MEMORY_DEFINITIONS
 from rguard_core.evaluation.pristine import can_copy, graph_state, pristine_copy
+from rguard_core.evaluation.why_eval import DEFAULT_WHY_CASES, run_why_eval
+from rguard_core.evaluation.why_eval import __doc__ as WHY_DEFINITIONS
 from ui.common import get_store, guarded
 from ui.evidence import link, md
 from ui.replay_section import replay_section
@@ -195,14 +197,50 @@ def memory_section() -> None:
         st.markdown(MEMORY_DEFINITIONS or "")
 
 
+def why_section() -> None:
+    st.subheader("Why: labelled questions, hit@3")
+    st.caption(f"Cases: `{DEFAULT_WHY_CASES.name}` — questions in a newcomer's words over the starlette snapshot and "
+               "the demo seed; the holdout half was not looked at while tuning.")
+    store = get_store()
+    if st.button("Run why eval", type="primary", key="eval_run_why"):
+        bar = st.progress(0.0, text="starting")
+        res = guarded(run_why_eval, store, DEFAULT_WHY_CASES, progress=_progress_callback(bar, "questions"))
+        if res is not None:
+            append_run(store.settings, "why", res.history_record())
+            st.session_state["eval_why"] = res.as_dict()
+    current = st.session_state.get("eval_why")
+    if current:
+        cols = st.columns(3)
+        for col, split in zip(cols, ("tune", "holdout", "all"), strict=True):
+            m = current["metrics"][split]
+            col.metric(f"hit@3 · {split} ({m['n']})", "-" if m["hit_at_3"] is None else f"{100 * m['hit_at_3']:.1f}%",
+                       help=f"hit@1 {m['hit_at_1']}, MRR {m['mrr']}")
+        st.dataframe(pd.DataFrame([{"id": c["id"], "split": c["split"], "question": c["question"],
+                                    "expected": ", ".join(c["expect"]), "rank": c["rank"], "hit": c["hit"]}
+                                   for c in current["cases"]]), hide_index=True)
+        if current["skipped"]:
+            st.caption(f"Skipped (data not on this machine): {', '.join(current['skipped'])}")
+    past = list_runs(store.settings, "why", limit=20).runs
+    if past:
+        st.markdown("**Past why runs** (newest first)")
+        st.dataframe(pd.DataFrame([{"at": r.get("at"), "git": str(r.get("git_sha") or "-")[:12],
+                                    "hit@3 tune": (r.get("metrics", {}).get("tune") or {}).get("hit_at_3"),
+                                    "hit@3 holdout": (r.get("metrics", {}).get("holdout") or {}).get("hit_at_3")}
+                                   for r in past]), hide_index=True)
+    with st.expander("Metric definitions"):
+        st.markdown(WHY_DEFINITIONS or "")
+
+
 st.title("Eval")
-guard_tab, replay_tab, memory_tab, limits_tab = st.tabs(["Guard cases", "Replay history", "Memory benchmark",
-                                                         "Honest limits"])
+guard_tab, replay_tab, memory_tab, why_tab, limits_tab = st.tabs(
+    ["Guard cases", "Replay history", "Memory benchmark", "Why questions", "Honest limits"])
 with guard_tab:
     guard_section()
 with replay_tab:
     replay_section()
 with memory_tab:
     memory_section()
+with why_tab:
+    why_section()
 with limits_tab:
     st.markdown(LIMITS)

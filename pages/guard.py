@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
+from rguard_core.activity import record_guard_run
 from rguard_core.errors import RGuardError
 from rguard_core.guard import Finding, run_guard
 from rguard_core.guard.feedback import FeedbackEntry, entries, give_feedback
 from rguard_core.memory import undo
-from rguard_core.node_detail import node_detail
 from ui.common import get_store, page_message, require_repo, set_url_param, url_param
-from ui.evidence import link, md, show_evidence
-from ui.graph_widget import draw_path
+from ui.evidence import md
 from ui.guard_input import INPUTS, GuardInput, GuardRun, read_input
+from ui.guard_review import show_review
 
-STATUS_BADGE = {"holds": "green", "stale": "orange", "broken": "red"}
 FEEDBACK = {"ack": "ack — keep it, and note that it is known",
             "wrong": "wrong — dismiss it for these lines",
             "override": "override — my words become the decision that replaces it"}
@@ -40,6 +38,7 @@ def guard(inp: GuardInput, judge: str) -> None:
         st.error(page_message(e))
         return
     st.session_state["guard_run"] = GuardRun(inp, report)
+    record_guard_run(store.settings, report, "dashboard")
     set_url_param("pr", str(inp.pr) if inp.pr is not None else None)
 
 
@@ -99,45 +98,12 @@ def undo_entry(e: FeedbackEntry) -> None:
             rerun_guard(f"Undid the {e.kind} by {e.by} ({e.correction}).")
 
 
-def card(f: Finding, given: list[FeedbackEntry]) -> None:
-    with st.container(border=True):
-        icon = ":red[**CONTRADICTS**]" if f.label == "contradicts" else ":orange[**RELATED**]"
-        src = f.source
-        where = f"#{src['number']}" if src.get("number") is not None else (src.get("path") or src.get("kind"))
-        st.markdown(f"{icon} · score {f.score:.2f} · {md(f.summary)}")
-        st.markdown(f"> {md(f.quote)}")
-        label = f"{'PR' if src.get('kind') == 'pr' else src.get('kind')} {where}"
-        st.markdown(f"Source: {link(label, f.source_url)} · decision {md(f.decision_id)}"
-                    + (f" · {md(f.reason)}" if f.reason else ""))
-        if f.premises:
-            st.markdown(" ".join(f":{STATUS_BADGE.get(p['status'], 'gray')}-badge[{p['rule']} {p['status']}]"
-                                 for p in f.premises))
-            for p in f.premises:
-                st.caption(md(f"{p['rule']}: {p['detail']}"))
-        else:
-            st.caption("Premises: no rule (R1–R7, support engine) flagged anything; the decision still stands.")
-        if f.alternatives:
-            st.markdown("**Rejected alternatives**")
-            for a in f.alternatives:
-                quote = "" if a["text"].strip() == a["quote"].strip() else f"  \n  > {md(a['quote'])}"
-                st.markdown(f"- {md(a['text'])}{quote}")
-        if f.experts:
-            who = ", ".join(f"@{md(e['login'])} ({e['score']:.2f})" for e in f.experts)
-            st.markdown(f"**Who to ask:** {who} · bus factor **{f.bus_factor}**")
-        for e in given:
-            st.caption(md(f"Learned: {e.note}"))
-            undo_entry(e)
-        with st.expander("Quote in its source"):
-            detail = None
-            try:
-                detail = node_detail(store, repo, f.decision_id)
-            except RGuardError as e:
-                st.caption(str(e))
-            if detail is not None and detail.evidence is not None:
-                show_evidence(detail.evidence)
-        if f.path:
-            draw_path(f.path, f.hops)
-        feedback_form(f)
+def reviewer_extras(f: Finding, given: list[FeedbackEntry]) -> None:
+    """Under each finding of the review: what reviewers said about it (each with undo) and the feedback form."""
+    for e in given:
+        st.caption(md(f"Learned: {e.note}"))
+        undo_entry(e)
+    feedback_form(f)
 
 
 def feedback_form(f: Finding) -> None:
@@ -181,8 +147,9 @@ if current is not None and current.report.repo == repo:
     for note in report.notes:
         st.info(md(note))
     given = entries(store.repo_graph(repo), [f.decision_id for f in report.findings + report.dismissed])
-    for f in report.findings:
-        card(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"])
+    # the review (ui/guard_review.py) draws every finding; this page adds what reviewers said and the feedback form
+    show_review(store, repo, report, current.input.diff,
+                extras=lambda f: reviewer_extras(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"]))
     if report.dismissed:
         st.subheader(f"Dismissed by reviewers ({len(report.dismissed)}) — not counted in the verdict")
         for f in report.dismissed:
@@ -194,10 +161,3 @@ if current is not None and current.report.repo == repo:
                 e = next((x for x in given.get(f.decision_id, []) if x.correction == d.correction), None)
                 if e is not None:
                     undo_entry(e)
-
-    with st.expander(f"The Cypher it ran ({len(report.cypher)} statements)"):
-        st.dataframe(pd.DataFrame([{k: c[k] for k in ("name", "ms", "rows")} for c in report.cypher]),
-                     hide_index=True, width="stretch")
-        for c in report.cypher:
-            st.caption(f"{c['name']} · {c['ms']:.2f} ms · {c['rows']} rows")
-            st.code(c["query"].strip(), language="cypher")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..activity import record_guard_run
 from ..cli import print_json
 from ..db import open_store
 from ..errors import InvalidInput
@@ -59,7 +60,9 @@ def read_diff(arg: str | None) -> str | None:
 def run_guard_cmd(args: argparse.Namespace) -> int:
     if args.diff is None and args.pr is None:
         raise InvalidInput("give --diff FILE (or - for stdin) or --pr N")
-    report = run_guard(open_store(), args.repo, read_diff(args.diff), judge=args.judge, pr=args.pr)
+    store = open_store()
+    report = run_guard(store, args.repo, read_diff(args.diff), judge=args.judge, pr=args.pr)
+    record_guard_run(store.settings, report, "cli")  # the overview lists recent runs
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.json:

@@ -146,6 +146,10 @@ class GuardReport:
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
     dismissed: list[Finding] = field(default_factory=list)  # findings a reviewer dismissed for these lines
+    # for the review view (ui/guard_review.py), not the JSON contract: each statement's parameter values, and the
+    # candidates the judge looked at and cleared (decision_id, summary, why)
+    cypher_params: list[dict[str, Any]] = field(default_factory=list)
+    cleared: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -79,7 +79,9 @@ def run_guard(
     findings, dismissed = apply_dismissals(graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]})
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
     timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
-    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed)
+    params = [c.get("params") or {} for c in log.as_dicts(with_params=True)]
+    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed, params,
+                       run.cleared)
 
 
 def _pr_diff(graph: Graph, number: int) -> str:
@@ -96,6 +98,7 @@ class _Run:
                  settings: Settings, mode: Mode) -> None:
         self.g, self.diff, self.sets, self.exclude = graph, parsed, diff_sets, exclude
         self.settings, self.mode = settings, mode
+        self.cleared: list[dict[str, str]] = []  # candidates judged and let go, for the review view
         self.before: str | None = None
 
     def _all(self, jobs: dict[str, Callable[[], Any]]) -> dict[str, Any]:
@@ -189,6 +192,8 @@ class _Run:
                               f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches")
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
+                self.cleared.append({"decision_id": c.decision_id, "summary": info.summary,
+                                     "why": j.reason or f"judged {j.label} (score {score:.2f})"})
                 continue
             findings.append(self._finding(c, info, j, score, prem.get(c.decision_id, []), gathered))
         # ties: a PR or commit (the change itself) before the ADR or correction that records it
