@@ -10,7 +10,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import RGuardError
+from . import cli_errors
+from .errors import QueryFailed, RGuardError
 
 # One module per command group; each exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES = [
@@ -39,9 +40,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        cli_errors.check_args(args)
         return int(args.func(args) or 0)
+    except QueryFailed as e:
+        # FalkorDB's own words and the internal Cypher go to the log, not to the user
+        where = cli_errors.log_crash(e, argv or sys.argv[1:], f"query: {e.query}\n")
+        print(f"error: {cli_errors.user_message(e)} (details in {where})", file=sys.stderr)
+        return EXIT_ERROR
     except RGuardError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {cli_errors.user_message(e)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -50,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader (e.g. `| head`) stopped early; that is not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as e:  # noqa: BLE001 — the last resort: one line for the user, the traceback in the log
+        print(f"error: {cli_errors.crash_message(e, cli_errors.log_crash(e, argv or sys.argv[1:]))}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 def print_json(data: Any) -> None:

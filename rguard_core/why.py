@@ -16,6 +16,7 @@ from typing import Any
 from .db import Graph, Store
 from .errors import InvalidInput, UnknownRepository
 from .evidence import Span, is_verbatim
+from .graph_state import require_complete
 from .llm import LLMClient
 from .views import claim_status, decision_status, source_label
 
@@ -118,6 +119,7 @@ def why(store: Store, repo: str, question: str, llm: LLMClient | None = None, li
     graph = store.repo_graph(repo)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     ans = WhyAnswer(repo, q, "none", NO_ANSWER)
     hits = _search(graph, tokens(q), ans)
     searched = set(hits) | {d for h in hits.values() for d in h.decisions}

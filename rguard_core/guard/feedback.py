@@ -19,6 +19,7 @@ from typing import Any
 from ..db import Graph, Store
 from ..errors import ConflictError, InvalidInput, UnknownRepository
 from ..evidence import Span, anchor
+from ..graph_state import require_complete
 
 KINDS = ("ack", "wrong", "override")
 WRONG_FACTOR = 0.25
@@ -82,6 +83,7 @@ def record_feedback(store: Store, repo: str, decision_id: str, kind: str, by: st
     kind, by, reason = _check(kind, by, reason, decision_id)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     exists = graph.read("MATCH (d:Decision {id: $id}) RETURN d.status AS status", {"id": decision_id},
                         name="feedback.check")
     if not exists:

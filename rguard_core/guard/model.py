@@ -43,6 +43,7 @@ class ParsedDiff:
     files: list[FileDiff]
     identifiers: list[str]  # identifiers in changed code lines, most frequent first
     notes: list[str] = field(default_factory=list)  # what was skipped to keep the work bounded
+    skipped_files: list[str] = field(default_factory=list)  # files not checked, wholly or in part (limits)
 
     @property
     def paths(self) -> list[str]:
@@ -128,9 +129,11 @@ class GuardReport:
     cypher: list[dict[str, Any]]
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
+    skipped_files: list[str] = field(default_factory=list)  # not checked (diff limits): the verdict is not a pass
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
             "cypher": self.cypher, "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "notes": list(self.notes), "skipped_files": list(self.skipped_files),
         }

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from ..config import Settings
 from ..db import Graph, QueryLog, Store, validate_repo
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
 from . import decisions, experts, feedback, premises
@@ -56,6 +57,7 @@ def run_guard(
     graph = store.repo_graph(repo, log)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     if diff_text is None or (not diff_text.strip() and pr is not None):
         if pr is None:
             raise InvalidInput("give a diff (--diff FILE or -) or a pull request number (--pr N)")
@@ -76,8 +78,11 @@ def run_guard(
     findings = run.judge(gathered, judge)
     t_judge = (time.perf_counter() - t_judge0) * 1000
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
+    if verdict == "pass" and parsed.skipped_files:
+        verdict = "note"  # what was not checked cannot pass: a padded diff must not hide a warning
     timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
-    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes))
+    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes),
+                       list(parsed.skipped_files))
 
 
 def _pr_diff(graph: Graph, number: int) -> str:

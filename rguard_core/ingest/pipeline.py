@@ -18,6 +18,7 @@ from ..db import Store, validate_repo
 from ..errors import InvalidInput
 from ..schema import ensure_schema
 from .build import Coverage, build_graph
+from .clean import clean_history
 from .collect import collect_history, collect_pr_history
 from .extract.base import Extractor
 from .extract.offline import OfflineExtractor
@@ -65,6 +66,7 @@ def ingest_history(
     """Extract and write one collected history into the repository's graph."""
     repo = validate_repo(hist.repo)
     t0 = time.perf_counter()
+    clean_history(hist)  # no NUL or control character may reach a write (it would fail half way)
     batch, coverage = build_graph(hist, extractor, progress)
     t1 = time.perf_counter()
     graph = store.repo_graph(repo)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..db import Graph
 from ..errors import InvalidInput
+from ..graph_state import require_complete
 from . import writes
 from .engine import observation_holds, step_outcome
 from .graphio import read_region, seeds_of_source
@@ -41,6 +42,7 @@ class IncidentResult:
 
 def quarantine_source(graph: Graph, source_id: str, reason: str = "", by: str = "") -> IncidentResult:
     """Quarantine ``source_id`` as one step; a second quarantine of the same source changes nothing."""
+    require_complete(graph)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     incident = f"inc:{uuid.uuid4().hex}"
 
