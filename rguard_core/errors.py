@@ -94,9 +94,13 @@ class IncompleteGraph(StoreError):
         self.repo = repo
         self.state = state
         since = f" (ingest from {source} started {at})" if source else ""
+        kind, _, where = (source or "").partition(":")
+        again = {"snapshot": f" (python -m rguard_core ingest snapshot {where} --repo {repo})",
+                 "git": f" (python -m rguard_core ingest git {where} --repo {repo})",
+                 "github": f" (python -m rguard_core ingest github {repo})"}.get(kind, "")
         super().__init__(
             f"the graph of {repo} is not completely written: its last ingest is still '{state}'{since}; it was "
-            "killed or failed half way (or is running now): wait for it, or run the ingest again"
+            f"killed or failed half way (or is running now): wait for it, or run the ingest again{again}"
         )
 
 

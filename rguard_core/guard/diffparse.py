@@ -28,6 +28,8 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
     """Files, hunks and changed identifiers of a unified diff; DiffParseError on empty or non-diff input."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        raise DiffParseError(f"the diff must be text (str or bytes), got {type(text).__name__}")
     if not text or not text.strip():
         raise DiffParseError("the diff is empty: pass a unified diff (git diff / diff -u) on --diff FILE or stdin")
     notes: list[str] = []

@@ -163,7 +163,7 @@ class GitHubSource:
     ) -> None:
         self.repo = validate_repo(repo)
         settings = Settings.from_env() if api_url is None or token is None else None
-        self.api_url = check_api_url((api_url or (settings.github_api_url if settings else "")).rstrip("/"))
+        self.api_url = check_api_url(api_url or (settings.github_api_url if settings else "")).rstrip("/")
         self.token = token if token is not None else (settings.github_token if settings else None)
         self._origin = _origin(self.api_url)
         self.session = session or requests.Session()
