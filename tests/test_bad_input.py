@@ -348,3 +348,18 @@ def test_github_answers_of_the_wrong_shape_exit_2_and_write_nothing(
     assert code == 2
     one_error_line(err, *words, "nothing was written")
     assert not store.repo_graph(repo_name).exists()
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"target": 42}, "target must be text"),
+    ({"max_prs": "5"}, "max_prs must be a whole number"),
+    ({"repo": ["a/b"]}, "repo must be text or None"),
+    ({"record_dir": 3}, "record_dir must be a folder path"),
+])
+def test_wrong_types_in_an_ingest_request(store: Store, fields: dict[str, Any], words: str) -> None:
+    from rguard_core.errors import InvalidInput
+    from rguard_core.ingest.request import IngestRequest, run_ingest
+
+    req = dataclasses.replace(IngestRequest("snapshot", "/nonexistent"), **fields)
+    with pytest.raises(InvalidInput, match=words):
+        run_ingest(store, req)
