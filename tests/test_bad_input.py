@@ -146,6 +146,9 @@ def test_a_diff_over_the_input_limit_is_refused(ledger: str, tmp_path: Path, cap
     one_error_line(err, "over 67,108,864 bytes", "in parts")
     code, _, err = run(["guard", "--repo", ledger, "--diff", str(tmp_path)], capsys)
     assert code == 2
+    one_error_line(err, "is not a regular file")
+    code, _, err = run(["guard", "--repo", ledger, "--diff", str(tmp_path / "missing.diff")], capsys)
+    assert code == 2
     one_error_line(err, "no such file")
 
 
@@ -363,3 +366,14 @@ def test_wrong_types_in_an_ingest_request(store: Store, fields: dict[str, Any], 
     req = dataclasses.replace(IngestRequest("snapshot", "/nonexistent"), **fields)
     with pytest.raises(InvalidInput, match=words):
         run_ingest(store, req)
+
+
+def test_a_warning_behind_one_oversized_file_still_fails_the_gate(ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pad = ("diff --git a/pad/big.txt b/pad/big.txt\n--- a/pad/big.txt\n+++ b/pad/big.txt\n@@ -1 +1,40001 @@\n-x\n"
+           + "+" + "z" * 40 + "\n" * 1 + ("+" + "z" * 40 + "\n") * 40_000)
+    assert len(pad) > MAX_BYTES
+    code, out, _ = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys,
+                       stdin=pad + diff("money"))
+    data = json.loads(out)
+    assert code == 3 and data["verdict"] != "pass"
+    assert data["skipped_files"] == ["pad/big.txt", "billing/money.py"]

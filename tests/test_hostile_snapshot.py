@@ -162,6 +162,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
     ("pr without number", edit("pulls/10.json", drop("number")), ["pulls/10.json", "'number'"]),
     ("number is text", edit("pulls/10.json", put("number", "abc")), ["pulls/10.json", "'number'", "'abc'"]),
     ("number is negative", edit("pulls/10.json", put("number", -10)), ["pulls/10.json", "'number'"]),
+    ("number is huge", edit("pulls/10.json", put("number", 10**30)), ["pulls/10.json", "'number'"]),
     ("number is a boolean", edit("pulls/10.json", put("number", True)), ["pulls/10.json", "'number'"]),
     ("pr file holds a list", edit("pulls/10.json", lambda pr: [pr]), ["pulls/10.json", "pull request"]),
     ("user is a string", edit("pulls/10.json", put("user", "someone")), ["pulls/10.json", "'user'"]),

@@ -48,8 +48,10 @@ def read_diff(arg: str | None) -> str | None:
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
         path = Path(arg)
-        if not path.is_file():
+        if not path.exists():
             raise InvalidInput(f"--diff {arg}: no such file")
+        if not path.is_file():  # a folder, FIFO or device: never read it
+            raise InvalidInput(f"--diff {arg} is not a regular file; pass a diff file, or - to read stdin")
         with path.open("rb") as fh:
             data = fh.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:

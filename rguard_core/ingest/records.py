@@ -15,6 +15,7 @@ from ..errors import BadRecord
 
 Json = dict[str, Any]
 
+MAX_NUMBER = 2**31 - 1  # GitHub's numbers are 32-bit; a larger one would also overflow the graph's integers
 _PULL_TEXT = ("title", "body", "state", "html_url", "merge_commit_sha")
 _ISSUE_TEXT = ("title", "body", "state", "html_url", "state_reason")
 _TIMES = ("created_at", "merged_at", "closed_at")
@@ -76,7 +77,7 @@ def files(raw: Any, where: str) -> list[Json]:
             _text(f, key, where, at)
         for key in ("additions", "deletions"):
             v = f.get(key)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_NUMBER):
                 raise BadRecord(where, f"{at} field {key!r}", f"must be a whole number of lines, got {_shown(v)}")
     return items
 
@@ -118,7 +119,7 @@ def _list(raw: Any, where: str, what: str) -> list[Any]:
 
 def _number(obj: Json, where: str) -> None:
     n = obj.get("number")
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= MAX_NUMBER:
         raise BadRecord(where, "field 'number'", f"must be a positive whole number, got {_shown(n)}")
 
 
