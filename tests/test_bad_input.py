@@ -377,3 +377,16 @@ def test_a_warning_behind_one_oversized_file_still_fails_the_gate(ledger: str, c
     data = json.loads(out)
     assert code == 3 and data["verdict"] != "pass"
     assert data["skipped_files"] == ["pad/big.txt", "billing/money.py"]
+
+
+def test_a_garbage_database_file_is_called_corrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "data" / "falkordb.db"
+    db.parent.mkdir()
+    db.write_bytes(b"\x00garbage, not a database\xff" * 100)
+    monkeypatch.setenv("RGUARD_DATA_DIR", str(db.parent))
+    code, _, err = run(["repos"], capsys)
+    assert code == 2
+    one_error_line(err, f"the database file {db} is corrupt", "move it aside")
+    assert "connection refused" not in err.lower()
