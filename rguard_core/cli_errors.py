@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import re
 import tempfile
 import traceback
 from collections.abc import Sequence
@@ -17,6 +18,8 @@ from pathlib import Path
 
 from .errors import ConnectionFailed, InvalidInput, QueryFailed, QueryTimeout, RGuardError
 
+# FalkorDB appends the offending Cypher to parse errors ("... line: 1, column: 5, offset: 4 errCtx: MATCH ...")
+_CYPHER_CONTEXT = re.compile(r"\s(?:errCtx|line|query):|\s*\bline: \d")
 LOG_NAME = "errors.log"
 MAX_LOG_BYTES = 5_000_000  # the log is rotated once (errors.log.1) beyond this
 MAX_LINE = 400
@@ -62,7 +65,7 @@ def user_message(e: RGuardError) -> str:
         return (f"a graph query ran past its {e.timeout_ms} ms limit; narrow the request or raise "
                 "RGUARD_QUERY_TIMEOUT_MS")
     if isinstance(e, QueryFailed):
-        cause = " ".join(str(e.cause).split())
+        cause = _CYPHER_CONTEXT.split(" ".join(str(e.cause).split()), maxsplit=1)[0].rstrip(" ,:;")
         hint = next((h for key, h in _STORE_MESSAGES if key in cause.lower()), None)
         return hint or f"the graph store refused a request on {e.graph}: {_short(cause)}"
     return str(e)

@@ -267,9 +267,10 @@ def test_store_errors_are_mapped_to_what_to_do() -> None:
 
     e = QueryFailed("g", "MATCH (n) RETURN n", {}, "Failed to parse query parameter 't' value")
     assert "MATCH" not in cli_errors.user_message(e) and "NUL" in cli_errors.user_message(e)
-    e = QueryFailed("g", "MATCH (n) RETURN n", {}, "errMsg: Invalid input 'X'\nline: 1")
+    e = QueryFailed("g", "MATCH (n) RETURN n", {}, "errMsg: Invalid input 'X'\nline: 1, column: 7, offset: 6 "
+                                                   "errCtx: MATCH (n) RETURN n errCtxOffset: 6")
     msg = cli_errors.user_message(e)
-    assert "\n" not in msg and "MATCH" not in msg and "refused" in msg
+    assert "\n" not in msg and "MATCH" not in msg and "refused" in msg and "Invalid input 'X'" in msg, msg
 
 
 def test_an_unexpected_error_is_one_line_and_a_logged_traceback(
