@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .db import Graph
+from .db import WORKSPACE_PREFIX, Graph
 from .errors import IncompleteGraph
 
 COMPLETE = "complete"
@@ -42,6 +42,8 @@ def ingest_state(graph: Graph) -> IngestState | None:
 
 def require_complete(graph: Graph) -> None:
     """Raise IncompleteGraph when the last ingest into ``graph`` did not finish."""
+    if graph.name.startswith(WORKSPACE_PREFIX):
+        return  # a memory workspace is loaded by one statement, not ingested: nothing to check, no query spent
     st = ingest_state(graph)
     if st is None or st.complete:
         return

@@ -195,6 +195,10 @@ CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
     ("non-UTF-8 ADR", non_utf8_adr, ["0001-deny-by-default.md", "UTF-8", "0xe9"]),
     ("non-UTF-8 JSON", non_utf8_json, ["pulls/10.json", "UTF-8"]),
     ("truncated JSON", not_json, ["pulls/11.json", "not valid JSON"]),
+    ("deeply nested JSON", lambda d: (d / "pulls/11/comments.json").write_text("[" * 100_000 + "]" * 100_000),
+     ["pulls/11/comments.json", "nests too deeply"]),
+    ("number with 5000 digits", lambda d: (d / "pulls/11.json").write_text('{"number": ' + "9" * 5000 + "}"),
+     ["pulls/11.json", "not valid JSON"]),
 ]
 
 

@@ -297,6 +297,9 @@ class GitHubSource:
             raise GitHubError(f"GitHub answered {status} for {resp.url}: {_message(resp)}", status, resp.url)
         try:
             return resp.json(), resp
+        except RecursionError:
+            raise GitHubError(f"GitHub answered {status} for {resp.url} with JSON nested too deeply to read",
+                              status, resp.url) from None
         except ValueError:
             snippet = resp.text[:120].replace("\n", " ")
             raise GitHubError(f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}",

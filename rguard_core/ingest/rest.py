@@ -125,6 +125,8 @@ class SnapshotSource:
                                 "save it as UTF-8 JSON") from e
         except ValueError as e:
             raise SnapshotError(f"{where} is not valid JSON ({e}); fix or remove it") from e
+        except RecursionError as e:
+            raise SnapshotError(f"{where} nests too deeply to be a GitHub record; fix or remove it") from e
 
     def _where(self, rel: str) -> str:
         return os.path.join(self._dir, rel)
