@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        cli_errors.check_args(args)
+        cli_errors.check_args(args, sys.argv[1:] if argv is None else argv)
         return int(args.func(args) or 0)
     except QueryFailed as e:
         # FalkorDB's own words and the internal Cypher go to the log, not to the user

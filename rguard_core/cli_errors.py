@@ -36,15 +36,26 @@ _STORE_MESSAGES: tuple[tuple[str, str], ...] = (
 )
 
 
-def check_args(args: argparse.Namespace) -> None:
-    """Refuse arguments that are not valid UTF-8 (the shell hands them over with surrogate escapes)."""
+def check_args(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """Refuse arguments that are not valid UTF-8 (the shell hands them over with surrogate escapes): they
+    could be neither stored nor shown."""
     for name, value in vars(args).items():
         values = value if isinstance(value, list) else [value]
         for v in values:
             if isinstance(v, (str, os.PathLike)) and not _is_utf8(os.fspath(v)):
-                option = "--" + name.replace("_", "-")
-                raise InvalidInput(f"{option} is not valid UTF-8 text; pass it as UTF-8 (for example convert it "
-                                   "with iconv -t UTF-8)")
+                raise InvalidInput(f"{_which(name, os.fspath(v), argv)} is not valid UTF-8 text; pass it as UTF-8 "
+                                   "(for example convert it with iconv -t UTF-8)")
+
+
+def _which(dest: str, value: str | bytes, argv: Sequence[str]) -> str:
+    """How the user typed the argument: ``--text`` for an option, the positional's name otherwise."""
+    args = list(argv)
+    for i, a in enumerate(args):
+        if a == value and i > 0 and args[i - 1].startswith("--"):
+            return args[i - 1]
+        if a.startswith("--") and "=" in a and a.split("=", 1)[1] == value:
+            return a.split("=", 1)[0]
+    return f"the {dest.replace('_', ' ')} argument"
 
 
 def _is_utf8(text: str | bytes) -> bool:

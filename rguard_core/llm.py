@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import openai
@@ -115,14 +116,16 @@ class LLMClient:
                 raise self._late()
             error: LLMError
             headers: Any = None
+            per_try = min(self.timeout_s, remaining)
             try:
-                resp = self._client.chat.completions.create(
+                resp = _within(remaining, self._late, partial(
+                    self._client.chat.completions.create,
                     model=self.model,
                     messages=messages,
                     response_format={"type": "json_object"},
                     temperature=0,
-                    timeout=min(self.timeout_s, remaining),
-                )
+                    timeout=per_try,
+                ))
                 return _content_of(resp)
             except openai.APIStatusError as e:
                 error = LLMError(f"LLM endpoint {self.base_url} answered HTTP {e.status_code}: {_snippet(_body_text(e))}")
@@ -132,7 +135,7 @@ class LLMClient:
                 headers = e.response.headers
             except openai.APITimeoutError as e:
                 error = self._late() if deadline - time.monotonic() <= 0 else LLMError(
-                    f"LLM endpoint {self.base_url} timed out after {min(self.timeout_s, remaining):g} s")
+                    f"LLM endpoint {self.base_url} timed out after {per_try:g} s")
                 error.__cause__ = e
             except openai.APIConnectionError as e:
                 error = LLMError(f"cannot reach LLM endpoint {self.base_url}: {e.__cause__ or e}")
@@ -190,6 +193,28 @@ def _content_of(resp: Any) -> tuple[str, str | None]:
     refusal = getattr(message, "refusal", None)
     detail = f"refusal: {_snippet(refusal)}" if refusal else f"finish_reason={reason!r}"
     raise _NotJSON(f"empty content ({detail})")
+
+
+def _within[R](seconds: float, late: Callable[[], LLMError], call: Callable[[], R]) -> R:
+    """``call()`` bounded by wall-clock time. The HTTP timeout bounds each read, not the whole answer, so an
+    endpoint trickling a byte a second would never time out; the call runs in a daemon thread that is left
+    to its socket timeout when the deadline passes."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as e:  # noqa: BLE001 — handed to the caller below
+            box["error"] = e
+
+    worker = threading.Thread(target=run, name="rguard-llm-request", daemon=True)
+    worker.start()
+    worker.join(max(0.0, seconds))
+    if worker.is_alive():
+        raise late()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
 
 
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx, as the openai package retries them

@@ -6,7 +6,8 @@ tests/conftest.py. A reply is one of:
   - a string: the assistant message content, wrapped in a proper chat.completion body;
   - (status, body) or (status, body, headers): a raw HTTP answer (body dict → JSON, str → as is);
   - RESET: the connection is dropped without an answer;
-  - HANG: the request is read and never answered (until the server stops), like an endpoint that hangs.
+  - HANG: the request is read and never answered (until the server stops), like an endpoint that hangs;
+  - TRICKLE: a 200 whose body arrives one space every 0.2 s and never ends (defeats a per-read timeout).
 Script replies with ``srv.reply(a, b, ...)`` (a queue, one per request) or ``srv.respond_with(fn)`` where
 ``fn(request_json) -> reply``. Every request body is kept in ``srv.requests``.
 """
@@ -27,6 +28,7 @@ import pytest
 
 RESET = "RESET"
 HANG = "HANG"
+TRICKLE = "TRICKLE"
 Reply = str | tuple[int, Any] | tuple[int, Any, dict[str, str]]
 Script = Callable[[dict[str, Any]], Reply]
 PATHS = ("/v1/chat/completions", "/chat/completions")
@@ -128,6 +130,16 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             reply = server.next_reply(request)
             if reply == HANG:
                 server.stopping.wait()
+                self.close_connection = True
+                return
+            if reply == TRICKLE:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000000")
+                self.end_headers()
+                while not server.stopping.wait(0.2):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
                 self.close_connection = True
                 return
             if reply == RESET:
