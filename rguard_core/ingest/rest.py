@@ -83,35 +83,43 @@ class SnapshotSource:
     parallel_fetch = False  # local files: threads only add contention (measured slower than one reader)
 
     def _read(self, rel: str, limit: int) -> bytes | None:
-        """The bytes of ``rel`` under the repository folder, or None when absent; refuses anything unsafe."""
+        """The bytes of ``rel`` under the repository folder, or None when absent; refuses anything unsafe.
+
+        The type is checked before opening (a FIFO would block, a device never end or act on open), the
+        opened file is checked again (not swapped since), and its real path must lie inside the snapshot root.
+        """
         p = os.path.join(self._dir, rel)
         try:
-            real = os.path.realpath(p, strict=True)
+            st = os.stat(p)
         except (FileNotFoundError, NotADirectoryError):
             return None  # an absent file is an empty answer, as a 404 is for the REST source
-        except (OSError, RuntimeError) as e:  # a symlink loop, no permission
-            raise SnapshotError(f"cannot read {p}: {e}") from e
-        if not (real + os.sep).startswith(self._root_real + os.sep):
-            raise SnapshotError(f"{p} leads outside the snapshot folder (to {real}); refusing to read it: "
-                                "remove the link or copy the file into the snapshot")
+        except OSError as e:  # a symlink loop, no permission
+            raise SnapshotError(f"cannot read {p}: {e.strerror or e}") from e
+        if not stat.S_ISREG(st.st_mode):
+            self._inside(p, os.path.realpath(p))
+            raise SnapshotError(f"{p} is not a regular file ({_kind(st.st_mode)}); refusing to read it: "
+                                "replace it with the JSON or text file it should be")
+        if st.st_size > limit:
+            raise SnapshotError(f"{p} is {st.st_size:,} bytes, over the {limit:,}-byte limit for one "
+                                "snapshot file; trim it or leave it out")
         try:
-            st = os.stat(real)
-            if not stat.S_ISREG(st.st_mode):  # a FIFO would block and a device never end
-                raise SnapshotError(f"{p} is not a regular file ({_kind(st.st_mode)}); refusing to read it: "
-                                    "replace it with the JSON or text file it should be")
-            if st.st_size > limit:
-                raise SnapshotError(f"{p} is {st.st_size:,} bytes, over the {limit:,}-byte limit for one "
-                                    "snapshot file; trim it or leave it out")
-            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-            with os.fdopen(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the stat
-                    raise SnapshotError(f"{p} is not a regular file; refusing to read it")
-                data = fh.read(limit + 1)
+            fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
         except OSError as e:
-            raise SnapshotError(f"cannot read {p}: {e}") from e
+            raise SnapshotError(f"cannot read {p}: {e.strerror or e}") from e
+        with os.fdopen(fd, "rb") as fh:
+            now = os.fstat(fd)
+            if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                raise SnapshotError(f"{p} changed while being opened; refusing to read it")
+            self._inside(p, _real_path(fd, p))
+            data = fh.read(limit + 1)
         if len(data) > limit:
             raise SnapshotError(f"{p} grew past the {limit:,}-byte limit while being read; refusing it")
         return data
+
+    def _inside(self, p: str, real: str) -> None:
+        if not (real + os.sep).startswith(self._root_real + os.sep):
+            raise SnapshotError(f"{p} leads outside the snapshot folder (to {real}); refusing to read it: "
+                                "remove the link or copy the file into the snapshot")
 
     def _load(self, rel: str) -> Any:
         data = self._read(rel, MAX_RECORD_BYTES)
@@ -226,6 +234,14 @@ MAX_RECORD_BYTES = 128 * 1024 * 1024  # one JSON file (a PR's files.json with ev
 MAX_DOC_BYTES = 5 * 1024 * 1024  # one document under contents/ (an ADR); GitHub inlines at most 1 MB
 _PR_FILE = re.compile(r"([0-9]+)\.json")
 _MISSING = object()
+
+
+def _real_path(fd: int, path: str) -> str:
+    """Where an open file really is: /proc's link for the descriptor (one call), else the resolved path."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
 
 
 def _kind(mode: int) -> str:
