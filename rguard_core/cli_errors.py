@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import ConnectionFailed, InvalidInput, QueryFailed, QueryTimeout, RGuardError
+from .errors import EngineStartFailed, InvalidInput, QueryFailed, QueryTimeout, RGuardError
 
 # FalkorDB appends the offending Cypher to parse errors ("... line: 1, column: 5, offset: 4 errCtx: MATCH ...")
 _CYPHER_CONTEXT = re.compile(r"\s(?:errCtx|line|query):|\s*\bline: \d")
@@ -70,8 +70,9 @@ def _is_utf8(text: str | bytes) -> bool:
 
 def user_message(e: RGuardError) -> str:
     """The one-line message for a deliberate error; a store failure loses its internal Cypher."""
-    if isinstance(e, ConnectionFailed) and e.target.startswith("embedded:"):
-        return _embedded_failure(e, Path(e.target.removeprefix("embedded:")))
+    if isinstance(e, EngineStartFailed):
+        # the engine's message ends with its server log, which it names; one line here, the log stays there
+        return str(e).split("\n", 1)[0].rstrip(" :")
     if isinstance(e, QueryTimeout):
         return (f"a graph query ran past its {e.timeout_ms} ms limit; narrow the request or raise "
                 "RGUARD_QUERY_TIMEOUT_MS")
@@ -80,24 +81,6 @@ def user_message(e: RGuardError) -> str:
         hint = next((h for key, h in _STORE_MESSAGES if key in cause.lower()), None)
         return hint or f"the graph store refused a request on {e.graph}: {_short(cause)}"
     return str(e)
-
-
-RDB_MAGIC = b"REDIS"  # every database file the embedded engine writes starts with it
-
-
-def _embedded_failure(e: ConnectionFailed, db: Path) -> str:
-    """A corrupt or truncated database file makes the embedded engine exit at start, which the driver reports as
-    "connection refused"; say which file it is and what to do instead."""
-    try:
-        with db.open("rb") as fh:
-            head = fh.read(len(RDB_MAGIC))
-    except OSError:
-        return str(e)
-    if head and head != RDB_MAGIC:
-        return (f"the database file {db} is corrupt (it is not a FalkorDB/Redis database file); move it aside "
-                f"(mv {db} {db}.bad) and ingest again")
-    return (f"{e}; if the database file {db} was truncated (a crash or a full disk), move it aside "
-            f"(mv {db} {db}.bad) and ingest again")
 
 
 def log_path() -> Path:

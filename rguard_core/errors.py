@@ -8,8 +8,10 @@
     │   └── ScenarioError             a memory scenario file that cannot load (nothing written)
     ├── StoreError                    the graph store failed
     │   ├── ConnectionFailed          cannot start or reach FalkorDB
+    │   │   └── EngineStartFailed     the data dir's embedded engine cannot start (unwritable dir, corrupt file)
     │   ├── QueryFailed               a statement failed (carries query, params, graph)
-    │   │   └── QueryTimeout          a statement ran past its time limit
+    │   │   ├── QueryTimeout          a statement ran past its time limit
+    │   │   └── ResultTruncated       the server capped a result (RESULTSET_SIZE); nothing is used half-read
     │   ├── UnknownRepository         no graph exists for that repository
     │   └── IncompleteGraph           the last ingest into the graph did not finish (nothing is served)
     ├── SourceError                   an external history source failed
@@ -68,6 +70,14 @@ class ConnectionFailed(StoreError):
         super().__init__(f"cannot reach FalkorDB at {target}: {cause}")
 
 
+class EngineStartFailed(ConnectionFailed):
+    def __init__(self, data_dir: object, why: str) -> None:
+        self.data_dir = str(data_dir)
+        self.why = why
+        StoreError.__init__(self, f"cannot start the FalkorDB engine for {data_dir}: {why}")
+        self.target = f"embedded:{data_dir}"
+
+
 class QueryFailed(StoreError):
     def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cause: BaseException | str) -> None:
         self.graph = graph
@@ -81,6 +91,13 @@ class QueryTimeout(QueryFailed):
     def __init__(self, graph: str, query: str, params: dict[str, Any] | None, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
         super().__init__(graph, query, params, f"timed out after {timeout_ms} ms")
+
+
+class ResultTruncated(QueryFailed):
+    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cap: int) -> None:
+        self.cap = cap
+        super().__init__(graph, query, params, f"the server returned exactly its result cap of {cap} rows "
+                         "(RESULTSET_SIZE), so the answer may be cut short; page the read or raise the cap")
 
 
 class UnknownRepository(StoreError):

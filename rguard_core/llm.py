@@ -9,10 +9,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
-from openai.types.chat import ChatCompletionMessageParam
+if TYPE_CHECKING:  # openai takes ~0.4 s to import: only a process that talks to an LLM pays it
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 from .config import Settings
 from .errors import ConfigError, LLMError
@@ -62,6 +63,8 @@ class LLMClient:
         self.base_url = (base or DEFAULT_BASE_URL).rstrip("/")
         # Local servers often need no key, but the openai package insists on one; pass the base URL explicitly
         # so the package never picks up a different endpoint from the environment on its own.
+        import openai
+
         # Retries are ours, not the package's, so one deadline bounds the whole question: tries, waits, retries.
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key or "unused", timeout=timeout_s, max_retries=0)
         self.timeout_s = timeout_s
@@ -109,6 +112,8 @@ class LLMClient:
 
     def _ask(self, messages: list[ChatCompletionMessageParam], deadline: float) -> tuple[str, str | None]:
         """One answer, retrying 408/409/429/5xx and dropped connections while the deadline allows."""
+        import openai
+
         failures = 0
         while True:
             remaining = deadline - time.monotonic()

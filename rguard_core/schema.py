@@ -39,6 +39,30 @@ def ensure_schema(graph: Graph, workspace: bool = False) -> None:
     for label in UNIQUE_ID_LABELS:
         if label in labels:
             _unique_constraint(graph, label)
+    _wait_constraints(graph)
+
+
+CONSTRAINT_WAIT_S = 30.0
+
+
+def _wait_constraints(graph: Graph) -> None:
+    """Wait until no constraint is still being built, so no asynchronous schema work of this graph is left
+    running when setup returns (and a later delete, kill or restart finds it complete)."""
+    import time
+
+    deadline = time.monotonic() + CONSTRAINT_WAIT_S
+    while True:
+        rows = graph.read("CALL db.constraints() YIELD label, status "
+                          "RETURN collect(CASE WHEN status = 'FAILED' THEN label END) AS failed, "
+                          "sum(CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END) AS pending", name="schema.constraints")
+        failed = [x for x in (rows[0]["failed"] if rows else []) if x]
+        pending = int(rows[0]["pending"] or 0) if rows else 0
+        if failed:
+            raise QueryFailed(graph.name, "GRAPH.CONSTRAINT CREATE UNIQUE", None,
+                              f"unique id constraint failed on {', '.join(failed)} (duplicate ids in the graph?)")
+        if not pending or time.monotonic() > deadline:
+            return
+        time.sleep(0.005)
 
 
 def _existing_indexes(graph: Graph) -> set[tuple[str, ...]]:

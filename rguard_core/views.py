@@ -282,14 +282,14 @@ class _Neighbourhood:
         self.extra_edges: list[ViewEdge] = []
 
     def read(self) -> _Neighbourhood:
-        decisions = self.g.read(_Q_DECISIONS, {"ids": self.ids}, name="view.decisions")
+        decisions = self.g.read_each(_Q_DECISIONS, self.ids, name="view.decisions")
         derived = {r["id"]: [s for s in r["derived"] if s] for r in decisions}
-        claims = self.g.read(_Q_PREMISES.format(label="Decision"), {"ids": self.ids}, name="view.claims")
+        claims = self.g.read_each(_Q_PREMISES.format(label="Decision"), self.ids, name="view.claims")
         claim_ids = sorted({r["id"] for r in claims})
-        sub = self.g.read(_Q_PREMISES.format(label="Claim"), {"ids": claim_ids}, name="view.claim_premises")
-        repl = self.g.read(_Q_REPLACEMENTS, {"ids": claim_ids + sorted({r["id"] for r in sub})}, name="view.replacements")
-        alts = self.g.read(_Q_ALTERNATIVES, {"ids": self.ids}, name="view.alternatives")
-        acts = self.g.read(_Q_ACTIONS, {"ids": self.ids}, name="view.actions")
+        sub = self.g.read_each(_Q_PREMISES.format(label="Claim"), claim_ids, name="view.claim_premises")
+        repl = self.g.read_each(_Q_REPLACEMENTS, claim_ids + sorted({r["id"] for r in sub}), name="view.replacements")
+        alts = self.g.read_each(_Q_ALTERNATIVES, self.ids, name="view.alternatives")
+        acts = self.g.read_each(_Q_ACTIONS, self.ids, name="view.actions")
         want = {s for ss in derived.values() for s in ss} | {r["source_id"] for r in claims + sub + repl + alts}
         self._read_sources(sorted(s for s in want if s))
         for r in decisions:
@@ -298,12 +298,12 @@ class _Neighbourhood:
         self._alternatives(alts)
         self._actions(acts)
         self._corrections()
-        sup = self.g.read(_Q_SUPERSEDES, {"ids": self.ids}, name="view.supersedes")
+        sup = self.g.read_each(_Q_SUPERSEDES, self.ids, name="view.supersedes")
         self.extra_edges += [ViewEdge(r["new"], r["old"], "SUPERSEDES") for r in sup]
         return self
 
     def _read_sources(self, ids: list[str]) -> None:
-        for r in self.g.read(_Q_SOURCES, {"ids": ids}, name="view.sources"):
+        for r in self.g.read_each(_Q_SOURCES, ids, name="view.sources"):
             kind = r["kind"] or "source"
             if kind == "commit" or (self.kinds and kind not in self.kinds):
                 continue  # commits stay in the detail pane; a kind filter hides other kinds
@@ -368,7 +368,7 @@ class _Neighbourhood:
         for grp in self.groups.values():
             for nid in grp.nodes:
                 where.setdefault(nid, []).append(grp)
-        rows = self.g.read(_Q_CORRECTIONS, {"ids": sorted(where)}, name="view.corrections")
+        rows = self.g.read_each(_Q_CORRECTIONS, sorted(where), name="view.corrections")
         for r in rows:
             label = correction_label(r["kind"], r["by"])
             node = ViewNode(r["id"], "correction", r["kind"] or "correction", _short(label),

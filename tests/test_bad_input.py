@@ -394,5 +394,5 @@ def test_a_garbage_database_file_is_called_corrupt(
     monkeypatch.setenv("RGUARD_DATA_DIR", str(db.parent))
     code, _, err = run(["repos"], capsys)
     assert code == 2
-    one_error_line(err, f"the database file {db} is corrupt", "move it aside")
+    one_error_line(err, f"database file is corrupt at {db}", "move the file away", "Server log")
     assert "connection refused" not in err.lower()

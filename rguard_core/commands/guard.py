@@ -74,7 +74,7 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
         print(f"error: {len(report.skipped_files)} file(s) were not checked (diff limits); failing because an "
               "unchecked file could undo a decision: guard a smaller diff", file=sys.stderr)
         return EXIT_WARN
-    return EXIT_WARN if args.fail_on_warn and report.verdict == "warn" else 0
+    return EXIT_WARN if args.fail_on_warn and report.fails_gate else 0
 
 
 def print_text(report: GuardReport) -> None:

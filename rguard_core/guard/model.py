@@ -131,6 +131,11 @@ class GuardReport:
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
     skipped_files: list[str] = field(default_factory=list)  # not checked (diff limits): the verdict is not a pass
 
+    @property
+    def fails_gate(self) -> bool:
+        """What ``--fail-on-warn`` gates (CLI, pre-commit, Action) fail on: a warning, or a file left unchecked."""
+        return self.verdict == "warn" or bool(self.skipped_files)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
