@@ -188,6 +188,9 @@ def test_every_path_refuses_a_half_written_graph(
         ["memory", "quarantine", "pr:10", "--repo", repo, "--json"],
         ["memory", "recompute", "--repo", repo],
         ["feedback", "--repo", repo, "--decision", decision, "--kind", "wrong", "--by", "eve", "--reason", "no"],
+        ["who-knows", "--repo", repo, "billing/money.py", "--json"],
+        ["premises", "--repo", repo, decision, "--json"],
+        ["ingest", "snapshot", str(root), "--repo", repo, "--since-pr", "10", "--quiet"],  # an append would mark it whole
     ]
     for argv in commands:
         code, out, err = run(argv, capsys, stdin=diff("money"))

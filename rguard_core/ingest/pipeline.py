@@ -17,6 +17,7 @@ from typing import Any
 from ..config import Settings
 from ..db import Store, validate_repo
 from ..errors import InvalidInput
+from ..graph_state import require_complete
 from ..schema import ensure_schema
 from .build import Coverage, Known, build_graph
 from .clean import clean_history
@@ -101,6 +102,7 @@ def append_history(
         res = ingest_history(store, hist, extractor, source, progress, t_collect)
         remember(known, hist)
         return res
+    require_complete(graph)  # appending to a half-written graph would mark its missing part complete
     t0 = time.perf_counter()
     clean_history(hist)  # no NUL or control character may reach a write (it would fail half way)
     batch, coverage = build_graph(hist, extractor, progress, known=known)
