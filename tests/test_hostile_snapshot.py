@@ -306,3 +306,26 @@ def test_a_snapshot_without_prs_says_so(tmp_path: Path, repo_name: str, capsys: 
     assert any("holds no pull requests" in p for p in problems)
     if layout == "pulls is a file":
         assert any("pulls is a file, not a folder" in p for p in problems)
+
+
+def test_a_linked_repository_folder_is_read_but_links_below_it_must_stay_inside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Assembling a snapshot from folders kept elsewhere is fine; a file inside that leaves them is not."""
+    import uuid
+
+    kept = tmp_path / "kept"
+    copy_ledger(kept, "acme/ledger")
+    owner = f"link{uuid.uuid4().hex[:8]}"
+    root = tmp_path / "snap"
+    (root / "repos" / owner).mkdir(parents=True)
+    (root / "repos" / owner / "ledger").symlink_to(kept / "repos/acme/ledger", target_is_directory=True)
+    code, _, err = run(["ingest", "snapshot", str(root), "--json", "--quiet"], capsys)
+    assert code == 0, err
+    symlink_out(kept / "repos/acme/ledger")
+    code, _, err = run(["ingest", "snapshot", str(root), "--json", "--quiet"], capsys)
+    assert code == 2 and "outside the snapshot" in err
+    (root / "repos" / "evil").mkdir()
+    (root / "repos" / "evil" / "everything").symlink_to("/", target_is_directory=True)
+    code, _, err = run(["ingest", "snapshot", str(root), "--repo", "evil/everything", "--quiet"], capsys)
+    assert code == 2 and "filesystem root" in err

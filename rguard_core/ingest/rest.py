@@ -51,8 +51,8 @@ class RestSource(Protocol):
 class SnapshotSource:
     """A folder in GitHub REST shapes: ``<root>/repos/<owner>/<name>/{repo.json,pulls,issues,contents}``.
 
-    A snapshot folder is untrusted input: every path is resolved and must stay inside the snapshot root
-    (no ``..``, absolute names or symlinks out), only regular files are opened (never a FIFO or device),
+    A snapshot folder is untrusted input: every path is resolved and must stay inside the snapshot root or
+    the repository folder (no ``..``, absolute names or symlinks out), only regular files are opened (never a FIFO or device),
     every read is bounded by size, and every record is checked against the shapes GitHub gives
     (``records.py``). Oddities that lose nothing but a record (a file name that disagrees with its number,
     two files for one PR, a null record, no PRs at all) are listed in ``problems`` for the coverage report.
@@ -77,7 +77,12 @@ class SnapshotSource:
         self.root = root
         self.dir = root / "repos" / repo
         self._dir = str(self.dir)
-        self._root_real = os.path.realpath(root)
+        # The repository folder may itself be a link (a snapshot assembled from folders kept elsewhere): what
+        # is read below it must stay inside it, or inside the snapshot root.
+        reals = [os.path.realpath(x) for x in (self.dir, root)]
+        if os.sep in reals:
+            raise SnapshotError(f"{self.dir} resolves to the filesystem root; point at a real snapshot folder")
+        self._roots = tuple(dict.fromkeys(r + os.sep for r in reals))
         self.problems: list[str] = []
 
     parallel_fetch = False  # local files: threads only add contention (measured slower than one reader)
@@ -117,7 +122,7 @@ class SnapshotSource:
         return data
 
     def _inside(self, p: str, real: str) -> None:
-        if not (real + os.sep).startswith(self._root_real + os.sep):
+        if not (real + os.sep).startswith(self._roots):
             raise SnapshotError(f"{p} leads outside the snapshot folder (to {real}); refusing to read it: "
                                 "remove the link or copy the file into the snapshot")
 
