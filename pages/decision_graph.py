@@ -25,7 +25,7 @@ from rguard_core.views import (
     build_view,
 )
 from rguard_core.why import WhyAnswer, WhyDecision, why
-from ui.common import get_store, guarded, require_repo
+from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw
 
@@ -220,8 +220,9 @@ def links_section(title: str, links: list[Link], key: str) -> None:
         return
     st.markdown(f"**{title}**")
     for i, x in enumerate(links[:40]):
-        note = f" ({x.note})" if x.note else ""
-        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {x.label[:90]}"
+        note = f" ({md(x.note)})" if x.note else ""
+        # button labels render markdown: the source's title is escaped like any other source text
+        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {md(x.label[:90])}"
         st.button(label, key=f"dg_link_{key}_{i}", on_click=select, args=(x.id,), type="tertiary")
     if len(links) > 40:
         st.caption(f"… and {len(links) - 40} more")
@@ -263,8 +264,15 @@ def main() -> None:
         for k in (SEL, PICK, BLAST, ANSWER):
             st.session_state.pop(k, None)
         st.session_state["dg_repo"] = repo
+        # a reload or a shared link (?node=ID, ?q=question) opens the same node and question
+        if url_param("node"):
+            st.session_state[SEL] = url_param("node")
+        if url_param("q") and not st.session_state.get("dg_question"):
+            st.session_state["dg_question"] = url_param("q")
     ask_why(store, repo)
     explore(store, repo)
+    set_url_param("node", st.session_state.get(SEL))
+    set_url_param("q", (st.session_state.get("dg_question") or "").strip() or None)
 
 
 main()

@@ -172,15 +172,19 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
         repo: Repo,
         decision_id: Annotated[str, Field(description="decision_id of a guard finding")],
         kind: Annotated[Literal["ack", "wrong", "override"], Field(
-            description="ack: the finding is right; wrong: it should not have fired (its score drops); "
+            description="ack: the finding is right; wrong: it should not have fired (dismissed for the diff's "
+                        "lines: give the diff or the finding's lines_key); "
                         "override: the decision no longer applies (reason = the new decision)")],
         reason: Annotated[str, Field(description="why; for override, the new decision in plain words",
                                      min_length=1, max_length=4000)],
+        lines_key: Annotated[str | None, Field(description="for wrong: the finding's lines_key from guard_diff")] = None,
+        diff: Annotated[str | None, Field(description="for wrong: the diff the guard judged (instead of lines_key)",
+                                          max_length=10_000_000)] = None,
     ) -> dict[str, Any]:
         from .guard import record_feedback as record
 
         by = be.writer("record_feedback")
-        return record(be.store(), repo, decision_id, kind, by, reason)
+        return record(be.store(), repo, decision_id, kind, by, reason, lines_key=lines_key, diff=diff)
 
     @_tool
     def preview_correction(

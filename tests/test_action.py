@@ -14,6 +14,7 @@ from rguard_core.action import pr_from_event
 from rguard_core.action.comment import MARKER
 from rguard_core.cli import main
 from rguard_core.db import Store
+from rguard_core.memory import undo
 from rguard_core.untrusted import md_block, md_code
 from tests.agents_seed import edit_pr_body, private_seed, seed_diff
 from tests.github_action_server import BOT, GitHubActionServer, PullState, RepoState
@@ -115,12 +116,15 @@ def test_commands_honoured_only_from_writers_and_only_once(
     wrongs = graph.read("MATCH (c:Correction {kind: 'wrong'}) RETURN c.by AS by, c.reason AS reason")
     assert wrongs == [{"by": "writer", "reason": "not about cost at all"}]
     body = bot_comments(gh)[0]["body"]
-    assert "**refused**" in body and "**recorded**" in body and "marked wrong by writer" in body
+    assert "**refused**" in body and "**recorded**" in body
+    assert "Dismissed by reviewers" in body and "dismissed by ` writer `" in body  # on this PR's lines
 
     again = act(repo, capsys)  # a re-run handles nothing twice, and keeps showing what was decided
     assert again["outcomes"] == []
     assert len(graph.read("MATCH (c:Correction {kind: 'wrong'}) RETURN c.id AS id")) == 1
     assert "**refused**" in bot_comments(gh)[0]["body"]
+    undo(graph, graph.read("MATCH (c:Correction {kind: 'wrong'}) RETURN c.id AS id")[0]["id"], "writer")
+    assert act(repo, capsys)["verdict"] == "warn"  # the dismissal undone, the finding warns again
 
 
 def test_read_only_token_still_comments(repo: str, gh: GitHubActionServer, capsys: pytest.CaptureFixture[str]) -> None:

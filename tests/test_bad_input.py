@@ -187,7 +187,7 @@ def test_every_path_refuses_a_half_written_graph(
         ["memory", "correct", claim, "--text", "amounts are floats", "--by", "eve", "--repo", repo, "--json"],
         ["memory", "quarantine", "pr:10", "--repo", repo, "--json"],
         ["memory", "recompute", "--repo", repo],
-        ["feedback", "--repo", repo, "--decision", decision, "--kind", "wrong", "--by", "eve", "--reason", "no"],
+        ["feedback", "--repo", repo, "--decision", decision, "--kind", "ack", "--by", "eve", "--reason", "ok"],
         ["who-knows", "--repo", repo, "billing/money.py", "--json"],
         ["premises", "--repo", repo, decision, "--json"],
         ["ingest", "snapshot", str(root), "--repo", repo, "--since-pr", "10", "--quiet"],  # an append would mark it whole

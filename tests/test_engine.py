@@ -223,8 +223,8 @@ def test_every_acknowledged_write_survives_a_sigkill(data_dir: Path) -> None:
     c = ok_json(data_dir, "memory", "correct", "inv1002-paid-bank", "--text", "The bank received EUR 4,100.",
                 "--by", "bo", "--workspace", "c")
     assert c["status"] == "applied"
-    fb = cli(data_dir, "feedback", "--repo", repo, "--decision", "decision:pr:10", "--kind", "wrong", "--by", "cy",
-             "--reason", "superseded")
+    fb = cli(data_dir, "feedback", "--repo", repo, "--decision", "decision:pr:10", "--kind", "ack", "--by", "cy",
+             "--reason", "still holds")
     assert fb.returncode == 0, fb.stderr
     kill_engine(data_dir)
 
@@ -235,7 +235,7 @@ def test_every_acknowledged_write_survives_a_sigkill(data_dir: Path) -> None:
     assert st_c["claims"]["inv1002-paid-bank"]["holds"] is False
     export = ok_json(data_dir, "export", "--repo", repo)
     kinds = [n["props"].get("kind") for n in export["nodes"] if n["props"].get("target_id") == "decision:pr:10"]
-    assert "wrong" in kinds
+    assert "ack" in kinds
     assert sum("Decision" in n["labels"] for n in export["nodes"]) == ingest["coverage"]["decisions"]
 
 

@@ -329,3 +329,18 @@ def test_a_linked_repository_folder_is_read_but_links_below_it_must_stay_inside(
     (root / "repos" / "evil" / "everything").symlink_to("/", target_is_directory=True)
     code, _, err = run(["ingest", "snapshot", str(root), "--repo", "evil/everything", "--quiet"], capsys)
     assert code == 2 and "filesystem root" in err
+
+
+def test_the_skipped_files_report_never_opens_a_fifo_and_does_not_repeat_oddities(
+    tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = copy_ledger(tmp_path, repo_name)
+    os.mkfifo(d / "issues" / "77.json")  # an issue no PR links to: only listed, never opened
+    (d / "pulls/notes.json").write_text("{}", encoding="utf-8")
+    (d / "pulls/\u00b2.json").write_text("{}", encoding="utf-8")  # a superscript two: a digit to isdigit(), not to int()
+    with deadline(30, tmp_path):
+        code, out, err = run(["ingest", "snapshot", str(tmp_path), "--json", "--quiet"], capsys)
+    assert code == 0, err
+    problems = json.loads(out)["coverage"]["problems"]
+    assert sum("pulls/notes.json" in p for p in problems) == 1
+    assert any("issues/77.json" in p for p in problems)

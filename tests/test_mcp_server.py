@@ -151,7 +151,8 @@ def test_writes_with_allow_writes_are_recorded_as_the_configured_reviewer(
         async def go(c: Client) -> dict[str, Any]:
             tool = next(t for t in (await c.list_tools()).tools if t.name == "record_feedback")
             fb = data(await c.call_tool("record_feedback", {
-                "repo": repo, "decision_id": "decision:pr:20", "kind": "wrong", "reason": "not about cost"}))
+                "repo": repo, "decision_id": "decision:pr:20", "kind": "wrong", "reason": "not about cost",
+                "diff": seed_diff("cost-default-zero")}))  # a dismissal is about the lines the guard judged
             impostor = await c.call_tool("record_feedback", {
                 "repo": repo, "decision_id": "decision:pr:20", "kind": "ack", "reason": "x", "by": "mallory"})
             q = data(await c.call_tool("quarantine_source", {"repo": repo, "source_id": "pr:20", "reason": "forged"}))

@@ -136,3 +136,18 @@ def test_empty_and_unknown_repositories_render(store: Store, repo_name: str) -> 
     page.session_state["repo"] = "nobody/nothing"
     page.run()
     assert not page.exception and "ingest it first" in texts(page)
+
+
+def test_the_node_and_the_question_live_in_the_url(store: Store, ledger: str) -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["repo"] = ledger
+    at.run()
+    at.switch_page(PAGE)
+    at.query_params["node"] = "decision:pr:10"
+    at.query_params["q"] = "why keep unknown prices as None"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dg_selected"] == "decision:pr:10"
+    assert at.text_input(key="dg_question").value == "why keep unknown prices as None"
+    assert at.selectbox(key="dg_pick").value == "decision:pr:10"
+    assert at.query_params["node"] in ("decision:pr:10", ["decision:pr:10"])

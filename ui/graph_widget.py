@@ -20,6 +20,7 @@ import streamlit as st
 from streamlit_agraph import Config, Edge, Node, agraph
 
 from rguard_core.views import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
+from ui.evidence import visible
 
 LEVELS = {"correction": 0, "source": 1, "claim": 2, "decision": 3, "action": 4}
 EDGE_COLOURS = {"SUPPORTS": "#8a9bb0", "JUSTIFIES": "#2e9e5b", "IMPLEMENTS": "#4a7fd4", "CORRECTS": "#e26fb0",
@@ -38,8 +39,9 @@ UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions a
 
 
 def plain(text: str) -> str:
-    """Text that is inert as HTML but reads the same (the component parses titles as markup)."""
-    return text.replace("&", "＆").replace("<", "‹").replace(">", "›")
+    """Text that is inert as HTML but reads the same (the component parses titles as markup); bidi and
+    zero-width controls shown as markers, so a title reads as written."""
+    return visible(text).replace("&", "＆").replace("<", "‹").replace(">", "›")
 
 
 def _node(n: ViewNode, highlighted: bool, compact: bool) -> Node:
@@ -52,7 +54,7 @@ def _node(n: ViewNode, highlighted: bool, compact: bool) -> Node:
     inside = TYPE_SHAPES[n.type] == "box"
     extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {}
     return Node(
-        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else n.label, title=plain(n.title), shape=TYPE_SHAPES[n.type], size=SIZES[n.type],
+        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else visible(n.label), title=plain(n.title), shape=TYPE_SHAPES[n.type], size=SIZES[n.type],
         color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
         borderWidth=width, borderWidthSelected=width + 2, level=LEVELS[n.type],
         font={"size": 17 if n.type == "decision" else 13, "color": "#1a1a1a", "face": "sans-serif"},

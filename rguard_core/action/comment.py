@@ -67,6 +67,10 @@ def render_body(report: GuardReport, head_sha: str, outcomes: list[Outcome]) -> 
             f"Checked {md_code(head_sha[:12], 20)} against the recorded decisions of {md_code(report.repo, 120)}: "
             f"{len(report.findings)} finding(s)."]
     tail = []
+    if report.dismissed:  # reviewers' "wrong" on these lines: listed, not counted in the verdict
+        tail += ["", "#### Dismissed by reviewers"]
+        tail += [f"- {md_code(f.decision_id, 120)}: dismissed by {md_code(f.dismissed.by, 60)}: "
+                 f"{md_code(f.dismissed.reason)}" for f in report.dismissed if f.dismissed is not None]
     if outcomes:
         tail += ["", "#### Feedback", *[render_outcome(o) for o in outcomes[-MAX_OUTCOMES_SHOWN:]]]
     tail += ["", encode_state(outcomes)]

@@ -99,8 +99,12 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
         if cmd is not None and cmd.comment_id not in handled and cmd.login != comment_author:
             todo.append(cmd)
 
+    # a "wrong" dismisses the finding on the lines this pull request changes (its lines_key in this report)
+    lines_of = {f.decision_id: f.lines_key for f in [*report.findings, *report.dismissed]}
+
     def record(cmd: Command, decision: str) -> dict[str, Any]:
-        return record_feedback(store, graph_repo, decision, cmd.kind, cmd.login, cmd.reason)
+        return record_feedback(store, graph_repo, decision, cmd.kind, cmd.login, cmd.reason,
+                               lines_key=lines_of.get(decision), diff=diff_text)
 
     default = report.findings[0].decision_id if report.findings else None
     outcomes = handle(todo, client.permission, record, default)

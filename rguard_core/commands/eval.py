@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--cases", default=str(DEFAULT_CASES), help="cases YAML (default: eval/cases.yaml)")
     g.add_argument("--repo", help="OWNER/NAME to run against (default: the cases file's repo)")
     g.add_argument("--judge", choices=("offline", "llm"), default="offline")
+    g.add_argument("--pristine", action="store_true",
+                   help="score a fresh copy of the demo seed in its own graph (for the seed's cases)")
     _common(g)
     g.set_defaults(func=run_guard_cmd)
 
@@ -83,16 +85,21 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
     from ..evaluation import append_run, load_cases, run_guard_eval
 
     settings = Settings.from_env()
+    from ..evaluation.pristine import graph_state, pristine_copy
+
     cases = load_cases(args.cases)
-    res = run_guard_eval(open_store(settings), cases, judge=args.judge, repo=args.repo, settings=settings,
-                         progress=_progress)
+    store = open_store(settings)
+    target = pristine_copy(store, cases.repo) if args.pristine else args.repo or cases.repo
+    state = graph_state(store, target, cases.repo)  # refuses an unknown repository; says whether it is pristine
+    res = run_guard_eval(store, cases, judge=args.judge, repo=target, settings=settings, progress=_progress)
     if not args.no_save:
-        append_run(settings, "guard", res.history_record())
+        append_run(settings, "guard", {**res.history_record(), "graph": state.as_dict()})
     if args.json:
-        print_json(res.as_dict())
+        print_json({**res.as_dict(), "graph": state.as_dict()})
         return 0
     m = res.metrics
     print(f"{res.repo}: {m['counts']['cases']} cases ({args.cases}), judge {args.judge}, git {res.run.git_sha or '-'}")
+    print(f"  {state.statement}")
     print(f"  recall {_pct(m['recall'])}  false positives {_pct(m['false_positive_rate'])}  "
           f"precision {_pct(m['precision'])}  attribution {_pct(m['attribution'])}")
     print(f"  graph ms p50 {m['graph_ms_p50']} p95 {m['graph_ms_p95']}   total ms p50 {m['total_ms_p50']} "

@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--kind", required=True, choices=KINDS)
     f.add_argument("--by", required=True, help="your login")
     f.add_argument("--reason", required=True, help="why; for override, the new decision in your own words")
+    f.add_argument("--lines", metavar="KEY", help="for wrong: the finding's lines_key from `guard --json`")
+    f.add_argument("--diff", metavar="FILE|-", help="for wrong: the diff the guard judged (guarded again to find the lines)")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=run_feedback_cmd)
 
@@ -94,13 +96,24 @@ def print_text(report: GuardReport) -> None:
                   + f"; bus factor {f.bus_factor}")
         for n in f.learned:
             print(f"  learned: {n}")
+    for f in report.dismissed:
+        d = f.dismissed
+        assert d is not None
+        print(f"\n[dismissed] {f.decision_id} ({f.label}) by {d.by} on {d.at[:10]}: {d.reason}  "
+              f"(undo: memory revert {d.correction})")
 
 
 def run_feedback_cmd(args: argparse.Namespace) -> int:
-    res = record_feedback(open_store(), args.repo, args.decision, args.kind, args.by, args.reason)
+    if args.kind == "wrong" and not (args.lines or args.diff):
+        raise InvalidInput("--kind wrong dismisses the finding on the lines it was judged on: give --lines KEY "
+                           "(a finding's lines_key from `guard --json`) or --diff FILE")
+    res = record_feedback(open_store(), args.repo, args.decision, args.kind, args.by, args.reason,
+                          lines_key=args.lines, diff=read_diff(args.diff) if args.diff else None)
     if args.json:
         print_json(res)
     else:
         extra = f"; new decision {res['new_decision']}" if res.get("new_decision") else ""
-        print(f"recorded {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}")
+        verb = "recorded" if res["recorded"] == "recorded" else "already recorded"
+        print(f"{verb} {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}; "
+              f"undo with: python -m rguard_core memory revert {res['correction']} --repo {args.repo} --by LOGIN")
     return 0

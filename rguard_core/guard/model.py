@@ -108,6 +108,8 @@ class Finding:
     bus_factor: int = 0
     learned: list[str] = field(default_factory=list)
     reason: str = ""  # the judge's reason; shown by the CLI and page, not part of the JSON contract
+    lines_key: str = ""  # the diff's changed lines this finding rests on (what a dismissal is about)
+    dismissed: Dismissal | None = None  # set when a reviewer's "wrong" still holds for these lines
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -115,8 +117,23 @@ class Finding:
             "source_url": self.source_url, "source": self.source, "label": self.label,
             "score": round(self.score, 4), "hops": self.hops, "path": self.path, "premises": self.premises,
             "alternatives": self.alternatives, "experts": self.experts, "bus_factor": self.bus_factor,
-            "learned": self.learned,
+            "learned": self.learned, "lines_key": self.lines_key,
+            **({"dismissed": self.dismissed.as_dict()} if self.dismissed else {}),
         }
+
+
+@dataclass(frozen=True)
+class Dismissal:
+    """A reviewer's "wrong" on a decision for these lines (guard/dismissals.py)."""
+
+    correction: str
+    by: str
+    reason: str
+    at: str
+    revision: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"correction": self.correction, "by": self.by, "reason": self.reason, "at": self.at}
 
 
 @dataclass
@@ -129,6 +146,7 @@ class GuardReport:
     cypher: list[dict[str, Any]]
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
+    dismissed: list[Finding] = field(default_factory=list)  # findings a reviewer dismissed for these lines
     skipped_files: list[str] = field(default_factory=list)  # not checked (diff limits): the verdict is not a pass
 
     @property
@@ -139,6 +157,7 @@ class GuardReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
+            "dismissed": [f.as_dict() for f in self.dismissed],
             "cypher": self.cypher, "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "notes": list(self.notes), "skipped_files": list(self.skipped_files),
         }

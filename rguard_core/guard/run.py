@@ -16,12 +16,13 @@ from . import alternatives as alts
 from . import candidates as cands
 from . import decisions, experts, feedback, premises
 from .diffparse import diff_from_patches, parse_diff
+from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
 from .model import Candidate, DecisionInfo, Finding, GuardReport, Judgement, ParsedDiff, Verdict
 from .tokens import ChangeSet
 
 JUDGES = ("offline", "llm")
-MIN_SCORE = 0.1  # findings whose score (after "wrong" feedback) falls below this are not shown
+MIN_SCORE = 0.1  # findings whose score falls below this are not shown
 MAX_FINDINGS = 20
 SUPERSEDED_SCORE = 0.3
 MAX_EXTRA_EXPERT_FILES = 20
@@ -77,11 +78,12 @@ def run_guard(
     t_judge0 = time.perf_counter()
     findings = run.judge(gathered, judge)
     t_judge = (time.perf_counter() - t_judge0) * 1000
+    findings, dismissed = apply_dismissals(graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]})
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
     if verdict == "pass" and parsed.skipped_files:
         verdict = "note"  # what was not checked cannot pass: a padded diff must not hide a warning
     timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
-    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes),
+    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed,
                        list(parsed.skipped_files))
 
 

@@ -316,7 +316,10 @@ class GitHubSource:
                 resp = self.session.get(url, params=params, headers=self._headers(), timeout=self.timeout_s)
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError, requests.Timeout) as e:
                 failures += 1
-                self._retry_or_raise(failures, url, None, f"connection failed ({type(e).__name__}: {e})")
+                # the user's words, not urllib3's: what failed and what they can do about it
+                host = urlsplit(url).netloc or url
+                self._retry_or_raise(failures, url, None, f"cannot reach {host}: check the network, set a GitHub API "
+                                     f"URL or ingest a snapshot (connection failed: {type(e).__name__})")
                 continue
             self.rate = RateState.from_headers(resp.headers)
             if resp.status_code in (403, 429) and _is_rate_limited(resp):
@@ -337,7 +340,7 @@ class GitHubSource:
 
     def _retry_or_raise(self, failures: int, url: str, status: int | None, what: str) -> None:
         if failures > self.retries:
-            raise GitHubError(f"{what} for {url}; gave up after {failures} attempts", status, url)
+            raise GitHubError(f"{what}; gave up after {failures} attempts at {url}", status, url)
         delay = min(MAX_BACKOFF_S, BASE_BACKOFF_S * 3 ** (failures - 1))
         self._say(f"{what} for {url}; retry {failures}/{self.retries} in {delay:g}s")
         self.sleep(delay)

@@ -26,6 +26,7 @@ from .extract.base import Extractor
 from .extract.offline import OfflineExtractor
 from .model import RepoHistory
 from .rest import SnapshotSource
+from .skipped import snapshot_skips
 from .writer import mark_reverted, write_batch, write_increments
 
 Progress = Callable[[str, int, int], None]
@@ -247,6 +248,7 @@ def ingest_snapshot(
     src = SnapshotSource(Path(path), repo)
     if since_pr is None and until_pr is None and merged_after is None and merged_before is None:
         hist = collect_history(src, max_prs=max_prs, progress=progress)
+        hist.problems += snapshot_skips(src.dir, hist, max_prs)  # every record file: read, or skipped with why
         return ingest_history(store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress,
                               time.perf_counter() - t0)
     window = snapshot_window(src, since_pr, until_pr, merged_after, merged_before)
