@@ -18,6 +18,7 @@ PAGES = [
     st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),
     st.Page("pages/ingest.py", title="Ingest", icon=":material/download:"),
     st.Page("pages/decision_graph.py", title="Decision graph", icon=":material/hub:"),
+    st.Page("pages/code_map.py", title="Code map", icon=":material/account_tree:"),
     st.Page("pages/guard.py", title="Guard", icon=":material/shield:"),
     st.Page("pages/corrections.py", title="Corrections", icon=":material/edit_note:"),
     st.Page("pages/eval.py", title="Eval", icon=":material/analytics:"),

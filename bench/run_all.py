@@ -6,7 +6,7 @@ import runpy
 import sys
 
 BENCHES = ("bench.ingest", "bench.guard", "bench.memory", "bench.views", "bench.agents", "bench.cli",
-           "bench.ingest_incremental", "bench.replay_history")
+           "bench.ingest_incremental", "bench.replay_history", "bench.codemap")
 
 
 def main() -> None:

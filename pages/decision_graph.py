@@ -25,6 +25,7 @@ from rguard_core.views import (
     build_view,
 )
 from rguard_core.why import WhyAnswer, WhyDecision, why
+from ui.codemap_view import decision_code_expander
 from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw
@@ -212,6 +213,7 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
             for c in d.commits:
                 st.markdown(f"- commit `{c}`")
             st.json({k: v for k, v in d.facts.items() if v is not None}, expanded=False)
+    decision_code_expander(store, repo, d.type, d.id)
     actions(store, repo, d, blast)
 
 

@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "rguard_core.commands.precommit",
     "rguard_core.commands.action",
     "rguard_core.commands.engine",
+    "rguard_core.commands.codemap",
 ]
 
 # Top-level command -> the module that registers it, so a command imports only its own module (a warm CLI call
@@ -40,7 +41,7 @@ COMMAND_OWNERS = {
     "eval": "rguard_core.commands.eval", "engine": "rguard_core.commands.engine",
     "who-knows": "rguard_core.commands.lookup", "premises": "rguard_core.commands.lookup",
     "mcp": "rguard_core.commands.mcp", "precommit": "rguard_core.commands.precommit",
-    "action": "rguard_core.commands.action",
+    "action": "rguard_core.commands.action", "codemap": "rguard_core.commands.codemap",
 }
 
 EXIT_ERROR = 2

@@ -28,6 +28,7 @@ from pydantic import Field
 from .config import Settings
 from .db import Graph, Store, open_store, validate_repo
 from .errors import ConfigError, RGuardError, UnknownRepository
+from .mcp_codemap import codemap_tools
 from .untrusted import NOTICE, mark_quoted
 
 SERVER_NAME = "rguard"
@@ -243,6 +244,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
         (quarantine_source, "Quarantine a source that cannot be trusted and report what falls with it "
                             "(needs --allow-writes).", write),
     ]
+    tools += codemap_tools(be.graph, _tool, read)
     for fn, description, hints in tools:
         server.add_tool(fn, name=fn.__name__, description=description, annotations=hints,
                         structured_output=True)

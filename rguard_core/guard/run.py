@@ -14,7 +14,7 @@ from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
-from . import decisions, experts, feedback, premises
+from . import decisions, experts, feedback, import_hop, premises
 from .diffparse import diff_from_patches, parse_diff
 from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
@@ -121,6 +121,7 @@ class _Run:
         })
         rows = cands.touch_rows_by_symbol(g, d, ex, a["users"]) + a["touches"]
         found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["adr"] + a["issue"]
+        found += import_hop.candidates(g, d, ex)
         # the symbol hop is for new, renamed or never-seen files
         fresh = [f for f in new_files if f in self._fresh_paths(a["known"])]
         if fresh:
@@ -186,7 +187,7 @@ class _Run:
         labels = self._labels(items, standing, judge)
         findings = []
         for c, info in items:
-            j = labels[c.decision_id]
+            j = import_hop.cap(c, labels[c.decision_id], self.sets, info)
             if j.label == "unrelated" and c.replaces:
                 # the diff touches what a superseded decision covered: its replacement is shown instead
                 j = Judgement("related", SUPERSEDED_SCORE,

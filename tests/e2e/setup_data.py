@@ -7,6 +7,10 @@ belongs to one process at a time.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from rguard_core.codemap.build import build_from_tree
+from rguard_core.codemap.tree import tree_from_folder
 from rguard_core.db import open_store
 from rguard_core.memory import apply_correction, quarantine_source
 from rguard_core.seed import DEMO_REPO, load_demo
@@ -15,6 +19,7 @@ QUARANTINED = "issue:31"  # a shared-NAT report two rate-limit decisions rest on
 FALLEN_SOURCE = "pr:1"  # the CI decision rests on this PR's own words only
 CORRECTED_FROM = "issue:19"  # unknown prices billed as free
 CORRECTION = "Usage with no price is stored as unknown (NULL), never as 0."
+DEMO_TREE = Path(__file__).resolve().parents[2] / "seeds" / "demo" / "tree"
 
 
 def main() -> None:
@@ -26,6 +31,7 @@ def main() -> None:
     claim = graph.read("MATCH (c:Claim {source_id: $s}) RETURN c.id AS id ORDER BY c.start LIMIT 1",
                        {"s": CORRECTED_FROM})[0]["id"]
     apply_correction(graph, claim, CORRECTION, "e2e-reviewer")
+    build_from_tree(store, DEMO_REPO, tree_from_folder(DEMO_TREE))  # the Code map page has something to show
     store.close()
     print(f"e2e data ready: {DEMO_REPO}; corrected {claim}")
 

@@ -20,7 +20,7 @@ from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.setup_data import CORRECTION, QUARANTINED
 
 PAGES = {"Overview": "RGuard", "Ingest": "Ingest", "Decision graph": "Decision graph", "Guard": "Guard",
-         "Corrections": "Corrections", "Eval": "Eval"}  # sidebar link -> the page's title
+         "Corrections": "Corrections", "Eval": "Eval", "Code map": "Code map"}  # sidebar link -> the page's title
 FRAME = 'iframe[title="streamlit_agraph.agraph"]'
 # The vis Network instance lives in a React hook of the component; we only read positions from it. The click
 # itself is a real pointer event on the canvas, handled by vis exactly as a user's click would be.
