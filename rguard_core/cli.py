@@ -10,7 +10,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import RGuardError
+from . import cli_errors
+from .errors import QueryFailed, RGuardError
 
 # One module per command group; each exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES = [
@@ -60,9 +61,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(args_list[0] if args_list and not args_list[0].startswith("-") else None)
     args = parser.parse_args(args_list)
     try:
+        cli_errors.check_args(args, args_list)
         return int(args.func(args) or 0)
+    except QueryFailed as e:
+        # FalkorDB's own words and the internal Cypher go to the log, not to the user
+        where = cli_errors.log_crash(e, args_list, f"query: {e.query}\n")
+        print(f"error: {cli_errors.user_message(e)} (details in {where})", file=sys.stderr)
+        return EXIT_ERROR
     except RGuardError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {cli_errors.user_message(e)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -71,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader (e.g. `| head`) stopped early; that is not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as e:  # noqa: BLE001 — the last resort: one line for the user, the traceback in the log
+        print(f"error: {cli_errors.crash_message(e, cli_errors.log_crash(e, args_list))}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 def print_json(data: Any) -> None:

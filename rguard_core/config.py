@@ -17,6 +17,7 @@ SETTINGS_DOC: dict[str, tuple[str, str]] = {
     "OPENAI_BASE_URL": ("(unset)", "any OpenAI-compatible endpoint for the LLM extractor and judge"),
     "OPENAI_API_KEY": ("(unset)", "key for that endpoint"),
     "RGUARD_LLM_MODEL": ("gpt-4o-mini", "model name sent to the LLM endpoint"),
+    "RGUARD_LLM_TIMEOUT_S": ("60", "an LLM request with no usable answer fails after this many seconds, retries included"),
     "RGUARD_QUERY_TIMEOUT_MS": ("10000", "time limit for each graph query; a slower one raises QueryTimeout"),
     "RGUARD_INACTIVE_DAYS": ("365", "an author with no activity for this many days counts as inactive (guard rule R6)"),
     "RGUARD_REVIEWER": ("(unset)", "the reviewer login the MCP server writes feedback and corrections as (needed with --allow-writes)"),
@@ -39,6 +40,7 @@ class Settings:
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: int = 60
     query_timeout_ms: int = 10_000
     inactive_days: int = 365
     reviewer: str | None = None
@@ -58,6 +60,7 @@ class Settings:
             openai_base_url=e.get("OPENAI_BASE_URL") or None,
             openai_api_key=e.get("OPENAI_API_KEY") or None,
             llm_model=e.get("RGUARD_LLM_MODEL") or "gpt-4o-mini",
+            llm_timeout_s=_int(e, "RGUARD_LLM_TIMEOUT_S", 60),
             query_timeout_ms=_int(e, "RGUARD_QUERY_TIMEOUT_MS", 10_000),
             inactive_days=_int(e, "RGUARD_INACTIVE_DAYS", 365),
             reviewer=(e.get("RGUARD_REVIEWER") or "").strip() or None,

@@ -12,12 +12,14 @@
     │   ├── QueryFailed               a statement failed (carries query, params, graph)
     │   │   ├── QueryTimeout          a statement ran past its time limit
     │   │   └── ResultTruncated       the server capped a result (RESULTSET_SIZE); nothing is used half-read
-    │   └── UnknownRepository         no graph exists for that repository
+    │   ├── UnknownRepository         no graph exists for that repository
+    │   └── IncompleteGraph           the last ingest into the graph did not finish (nothing is served)
     ├── SourceError                   an external history source failed
     │   ├── GitHubError               carries status, url
     │   │   ├── RepoNotFound          404: no such repository (nothing written)
     │   │   └── RateLimited           carries reset_at: when to retry
     │   ├── SnapshotError             a snapshot folder is missing or malformed
+    │   ├── BadRecord                 a GitHub/snapshot record has the wrong shape (carries where, field)
     │   └── GitSourceError            a local git clone cannot be read
     ├── LLMError                      the LLM endpoint failed or answered garbage (no silent fallback)
     └── ConflictError                 a compare-and-set lost (409-style)
@@ -104,6 +106,21 @@ class UnknownRepository(StoreError):
         super().__init__(f"no graph for repository {repo!r}; ingest it first (python -m rguard_core ingest ...)")
 
 
+class IncompleteGraph(StoreError):
+    def __init__(self, repo: str, state: str, source: str | None, at: str | None) -> None:
+        self.repo = repo
+        self.state = state
+        since = f" (ingest from {source} started {at})" if source else ""
+        kind, _, where = (source or "").partition(":")
+        again = {"snapshot": f" (python -m rguard_core ingest snapshot {where} --repo {repo})",
+                 "git": f" (python -m rguard_core ingest git {where} --repo {repo})",
+                 "github": f" (python -m rguard_core ingest github {repo})"}.get(kind, "")
+        super().__init__(
+            f"the graph of {repo} is not completely written: its last ingest is still '{state}'{since}; it was "
+            f"killed or failed half way (or is running now): wait for it, or run the ingest again{again}"
+        )
+
+
 class SourceError(RGuardError):
     pass
 
@@ -134,6 +151,15 @@ class RateLimited(GitHubError):
 
 class SnapshotError(SourceError):
     pass
+
+
+class BadRecord(SourceError):
+    """A record (a snapshot file or a GitHub answer) that does not have the shape GitHub gives."""
+
+    def __init__(self, where: str, field: str, problem: str) -> None:
+        self.where = where
+        self.field = field
+        super().__init__(f"{where}: {field} {problem}; fix or remove that record (nothing was written)")
 
 
 class GitSourceError(SourceError):

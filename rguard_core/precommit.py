@@ -18,11 +18,12 @@ from pathlib import Path
 import yaml
 
 from .errors import ConfigError, InvalidInput
+from .guard.diffparse import MAX_INPUT_BYTES
 from .guard.model import Finding, GuardReport
 from .untrusted import one_line
 
 CONFIG_FILE = ".rguard.yaml"
-MAX_DIFF_BYTES = 64 * 1024 * 1024
+MAX_DIFF_BYTES = MAX_INPUT_BYTES  # the one diff limit (guard/diffparse.py); anything cut is listed as unchecked
 GIT_TIMEOUT_S = 30
 _REMOTE = re.compile(r"(?:github\.com|^[^/:]+)[:/]+(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 

@@ -29,6 +29,7 @@ from typing import Any
 from .db import Graph, Store
 from .errors import InvalidInput, UnknownRepository
 from .evidence import Span, is_verbatim
+from .graph_state import require_complete
 from .ingest.extract.sentences import Sentence, sentences
 from .ingest.extract.statements import is_statement
 from .labels import source_name
@@ -181,6 +182,7 @@ def why(store: Store, repo: str, question: str, llm: LLMClient | None = None, li
     graph = store.repo_graph(repo)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     ans = WhyAnswer(repo, q, "none", NO_ANSWER)
     words = content_words(tokens(q))
     if not words:

@@ -42,12 +42,13 @@ class ActionResult:
     outcomes: list[Outcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     finding_lines: list[str] = field(default_factory=list)  # one line per finding, terminal-safe (the job log)
+    skipped_files: list[str] = field(default_factory=list)  # left unchecked by the diff limits: fails the gate
 
     def as_dict(self) -> dict[str, Any]:
         return {"pr": self.pr, "head_sha": self.head_sha, "verdict": self.verdict, "comment_id": self.comment_id,
                 "comment_created": self.comment_created, "check_run_id": self.check_run_id,
                 "outcomes": [o.__dict__ for o in self.outcomes], "notes": self.notes,
-                "findings": self.finding_lines}
+                "findings": self.finding_lines, "skipped_files": self.skipped_files}
 
 
 def pr_from_event(event_path: str | None) -> int | None:
@@ -126,7 +127,7 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
     check_id = _check_run(client, report, parsed, head_sha, notes)
     lines = [finding_line(f, parsed.paths) for f in report.findings]
     return ActionResult(pr, head_sha, report.verdict, int(comment.get("id") or 0), created, check_id, outcomes, notes,
-                        lines)
+                        lines, list(report.skipped_files))
 
 
 def _guard(store: Store, repo: str, diff_text: str, judge: str, pr: int) -> GuardReport:

@@ -54,4 +54,4 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {line}")
         for o in res.outcomes:
             print(f"  /rguard {o.kind} by {one_line(o.login, 60)}: {o.status} ({one_line(o.detail)})")
-    return EXIT_WARN if args.fail_on_warn and res.verdict == "warn" else 0
+    return EXIT_WARN if args.fail_on_warn and (res.verdict == "warn" or res.skipped_files) else 0

@@ -9,14 +9,14 @@ from pathlib import Path
 from ..activity import record_guard_run
 from ..cli import print_json
 from ..db import open_store
-from ..errors import InvalidInput
+from ..errors import DiffParseError, InvalidInput
 from ..guard import record_feedback, run_guard
+from ..guard.diffparse import MAX_INPUT_BYTES
 from ..guard.feedback import KINDS
 from ..guard.model import GuardReport
 from ..guard.run import JUDGES
 
 EXIT_WARN = 3
-MAX_INPUT_BYTES = 64 * 1024 * 1024  # read at most this much; the parser bounds its own work further
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "with --diff, PR N's own decision is left out of the candidates")
     p.add_argument("--judge", choices=JUDGES, default="offline", help="offline (default, deterministic) or llm")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn (CI gates)")
+    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn, or when any file "
+                   "was left unchecked by the diff limits (CI gates)")
     p.set_defaults(func=run_guard_cmd)
 
     f = sub.add_parser("feedback", help="ack, mark wrong, or override a guard finding's decision")
@@ -47,13 +48,18 @@ def read_diff(arg: str | None) -> str | None:
     if arg is None:
         return None
     if arg == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT_BYTES)
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
         path = Path(arg)
-        if not path.is_file():
+        if not path.exists():
             raise InvalidInput(f"--diff {arg}: no such file")
+        if not path.is_file():  # a folder, FIFO or device: never read it
+            raise InvalidInput(f"--diff {arg} is not a regular file; pass a diff file, or - to read stdin")
         with path.open("rb") as fh:
-            data = fh.read(MAX_INPUT_BYTES)
+            data = fh.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise DiffParseError(f"--diff {arg}: the diff is over {MAX_INPUT_BYTES:,} bytes; guard it in parts "
+                             "(for example one directory at a time)")
     return data.decode("utf-8", errors="replace")
 
 
@@ -69,7 +75,11 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
         print_json(report.as_dict())
     else:
         print_text(report)
-    return EXIT_WARN if args.fail_on_warn and report.verdict == "warn" else 0
+    if args.fail_on_warn and report.skipped_files and report.verdict != "warn":
+        print(f"error: {len(report.skipped_files)} file(s) were not checked (diff limits); failing because an "
+              "unchecked file could undo a decision: guard a smaller diff", file=sys.stderr)
+        return EXIT_WARN
+    return EXIT_WARN if args.fail_on_warn and report.fails_gate else 0
 
 
 def print_text(report: GuardReport) -> None:

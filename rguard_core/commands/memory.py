@@ -12,6 +12,7 @@ from typing import Any
 from ..cli import print_json
 from ..db import Graph, open_store
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,6 +89,7 @@ def _graph(args: argparse.Namespace) -> Graph:
         graph = store.repo_graph(args.repo)
         if not graph.exists():
             raise UnknownRepository(args.repo)
+        require_complete(graph)
         return graph
     graph = store.workspace_graph(args.workspace)
     if not graph.exists():

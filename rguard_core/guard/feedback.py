@@ -18,6 +18,7 @@ from typing import Any
 
 from ..db import Graph, Store
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 from ..memory.reviews import REVIEW_KINDS, ReviewResult, record_review
 
 KINDS = REVIEW_KINDS
@@ -72,6 +73,7 @@ def give_feedback(store: Store, repo: str, decision_id: str, kind: str, by: str,
     kind, by, reason = _check(kind, by, reason, decision_id)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     if kind == "wrong" and not lines_key:
         if diff is None:
             raise InvalidInput("to dismiss a finding, say which lines it was judged on: give the diff the guard "

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..db import Graph, Store, validate_repo
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 from . import experts, premises
 
 MAX_FILES = 200
@@ -72,6 +73,7 @@ def _graph(store: Store, repo: str) -> tuple[str, Graph]:
     graph = store.repo_graph(repo)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     return repo, graph
 
 

@@ -43,6 +43,7 @@ class ParsedDiff:
     files: list[FileDiff]
     identifiers: list[str]  # identifiers in changed code lines, most frequent first
     notes: list[str] = field(default_factory=list)  # what was skipped to keep the work bounded
+    skipped_files: list[str] = field(default_factory=list)  # files not checked, wholly or in part (limits)
 
     @property
     def paths(self) -> list[str]:
@@ -146,14 +147,21 @@ class GuardReport:
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
     dismissed: list[Finding] = field(default_factory=list)  # findings a reviewer dismissed for these lines
+    skipped_files: list[str] = field(default_factory=list)  # not checked (diff limits): the verdict is not a pass
     # for the review view (ui/guard_review.py), not the JSON contract: each statement's parameter values, and the
     # candidates the judge looked at and cleared (decision_id, summary, why)
     cypher_params: list[dict[str, Any]] = field(default_factory=list)
     cleared: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def fails_gate(self) -> bool:
+        """What ``--fail-on-warn`` gates (CLI, pre-commit, Action) fail on: a warning, or a file left unchecked."""
+        return self.verdict == "warn" or bool(self.skipped_files)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
             "dismissed": [f.as_dict() for f in self.dismissed],
             "cypher": self.cypher, "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "notes": list(self.notes), "skipped_files": list(self.skipped_files),
         }

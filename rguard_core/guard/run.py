@@ -11,6 +11,7 @@ from typing import Any, Literal
 from ..config import Settings
 from ..db import Graph, QueryLog, Store, validate_repo
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
 from . import decisions, experts, feedback, import_hop, premises
@@ -57,6 +58,7 @@ def run_guard(
     graph = store.repo_graph(repo, log)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     if diff_text is None or (not diff_text.strip() and pr is not None):
         if pr is None:
             raise InvalidInput("give a diff (--diff FILE or -) or a pull request number (--pr N)")
@@ -78,10 +80,12 @@ def run_guard(
     t_judge = (time.perf_counter() - t_judge0) * 1000
     findings, dismissed = apply_dismissals(graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]})
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
+    if verdict == "pass" and parsed.skipped_files:
+        verdict = "note"  # what was not checked cannot pass: a padded diff must not hide a warning
     timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
     params = [c.get("params") or {} for c in log.as_dicts(with_params=True)]
-    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed, params,
-                       run.cleared)
+    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed,
+                       list(parsed.skipped_files), params, run.cleared)
 
 
 def _pr_diff(graph: Graph, number: int) -> str:

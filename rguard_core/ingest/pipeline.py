@@ -17,8 +17,10 @@ from typing import Any
 from ..config import Settings
 from ..db import Store, validate_repo
 from ..errors import InvalidInput
+from ..graph_state import require_complete
 from ..schema import ensure_schema
 from .build import Coverage, Known, build_graph
+from .clean import clean_history
 from .collect import collect_history, collect_pr_history
 from .extract.base import Extractor
 from .extract.offline import OfflineExtractor
@@ -67,6 +69,7 @@ def ingest_history(
     """Extract and write one collected history into the repository's graph."""
     repo = validate_repo(hist.repo)
     t0 = time.perf_counter()
+    clean_history(hist)  # no NUL or control character may reach a write (it would fail half way)
     batch, coverage = build_graph(hist, extractor, progress)
     t1 = time.perf_counter()
     graph = store.repo_graph(repo)
@@ -100,7 +103,9 @@ def append_history(
         res = ingest_history(store, hist, extractor, source, progress, t_collect)
         remember(known, hist)
         return res
+    require_complete(graph)  # appending to a half-written graph would mark its missing part complete
     t0 = time.perf_counter()
+    clean_history(hist)  # no NUL or control character may reach a write (it would fail half way)
     batch, coverage = build_graph(hist, extractor, progress, known=known)
     t1 = time.perf_counter()
     _mark(graph, repo, source, "writing", url=hist.url)

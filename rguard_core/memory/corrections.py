@@ -24,6 +24,7 @@ from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput, StaleCorrectionPreview
+from ..graph_state import require_complete
 from . import writes
 from .engine import StepOutcome, step_outcome
 from .graphio import read_region
@@ -136,6 +137,7 @@ def apply_correction(
     again returns ``already_applied`` with the existing replacement after re-checking propagation.
     """
     text, by = _validate(new_statement, by)
+    require_complete(graph)
     ids = _current_ids(graph, claim_id, text)
     if preview is not None:
         revision = preview.revision

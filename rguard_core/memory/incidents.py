@@ -16,6 +16,7 @@ from typing import Any
 
 from ..db import Graph
 from ..errors import InvalidInput, StaleCorrectionPreview
+from ..graph_state import require_complete
 from . import writes
 from .engine import StepOutcome, observation_holds, step_outcome
 from .graphio import read_region, seeds_of_source
@@ -80,6 +81,7 @@ def quarantine_source(graph: Graph, source_id: str, reason: str = "", by: str = 
     Given ``revision`` (the source's) or a ``preview``, the write is refused with StaleCorrectionPreview when the
     source, or what rests on it, changed since.
     """
+    require_complete(graph)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     incident = f"inc:{uuid.uuid4().hex}"
     if preview is not None:

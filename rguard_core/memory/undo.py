@@ -29,6 +29,7 @@ from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput, StaleCorrectionPreview
+from ..graph_state import require_complete
 from . import writes
 from .engine import Holds, action_status, least_fixed_point
 from .graphio import read_region, seeds_of_source
@@ -168,6 +169,7 @@ def undo(graph: Graph, target_id: str, by: str, reason: str = "", *, revision: i
     who = (by or "").strip()
     if not who:
         raise InvalidInput("an undo needs the reviewer's name or login")
+    require_complete(graph)
     if preview is not None:
         if preview.target.id != target_id:
             raise InvalidInput(f"the preview is of {preview.target.id!r}, not {target_id!r}; preview again")
