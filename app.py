@@ -51,22 +51,30 @@ PER_REPO = ("corr_", "q_", "lift_", "undo_", "fb_", "guard_run", "guard_flash", 
 
 def pick_repository(repos: list[str]) -> None:
     """The sidebar picker: follows a fresh ingest, opens the repository named in the URL (?repo=), and keeps the
-    choice in the URL so a reload or a shared link shows the same repository."""
+    choice in the URL so a reload or a shared link shows the same repository.
+
+    The choice lives in our own session key ("repo"), not in the widget's state: a page switch drops the query
+    parameters and, in the browser, the widget's keyed state with them, which sent the picker back to the first
+    repository in the list. The widget is drawn at the index of the current choice every run."""
     current = st.session_state.get("repo")
     pending = st.session_state.pop("repo_next", None)  # set by the Ingest page after a successful ingest
     linked = url_param("repo")
     if pending in repos:
-        st.session_state["repo_picker"] = pending
-    elif st.session_state.get("repo_picker") not in repos:
-        fallback = current if current in repos else DEMO_REPO if DEMO_REPO in repos else repos[0]
-        st.session_state["repo_picker"] = linked if linked in repos else fallback
-    chosen = st.selectbox("Repository", repos, key="repo_picker")
+        target = pending
+    elif current in repos:
+        target = current
+    elif linked in repos:
+        target = linked
+    else:
+        target = DEMO_REPO if DEMO_REPO in repos else repos[0]
+    chosen = st.selectbox("Repository", repos, index=repos.index(target))
     if current is not None and chosen != current:
         for key in [k for k in st.session_state if str(k).startswith(PER_REPO)]:
             del st.session_state[key]
+        for param in ("node", "q", "pr"):  # a node, question or PR of the other repository means nothing here
+            set_url_param(param, None)
     st.session_state["repo"] = chosen
     set_url_param("repo", chosen)
-
 
 sidebar()
 st.navigation(PAGES).run()
