@@ -106,7 +106,7 @@ def test_cli_guard_json_contract_and_fail_on_warn(store: Store, ledger: str, cap
     assert set(data) == {"repo", "verdict", "findings", "cypher", "timings_ms"}
     assert data["repo"] == ledger and data["verdict"] == "warn"
     keys = {"decision_id", "summary", "quote", "source_url", "source", "label", "score", "hops", "path", "premises",
-            "alternatives", "experts", "bus_factor", "learned"}
+            "alternatives", "experts", "bus_factor", "learned", "rules"}
     for f in data["findings"]:
         assert set(f) == keys and set(f["source"]) == {"kind", "number", "path"}
         assert f["label"] in ("contradicts", "related") and isinstance(f["score"], float)

@@ -40,6 +40,7 @@ _FINE = re.compile(
 _MEANINGFUL_OPS = frozenset("=== !== == != <= >= < > ! && || ?? not and or".split())
 CONDITION_TOKENS = frozenset("=== !== == != <= >= < > && || not and or is in if elif while unless until assert".split())
 EXITS = frozenset("raise throw return break continue".split())
+ERROR_EXITS = frozenset(("raise", "throw"))
 DEFINITIONS = frozenset("def class function fn func fun sub async".split())
 
 
@@ -65,6 +66,7 @@ class DecisionLine:
     cuts: set[int]  # gap indices (0..len) where the decision removed tokens and put nothing in their place
     # a string the decision edited (not wrote): its own and cut positions among the string's inner tokens
     inner: dict[int, tuple[set[int], set[int]]] = field(default_factory=dict)
+    guard: bool = False  # an exit the decision wrote as a guard: raise/throw, or right after a condition it added
 
     @property
     def condition(self) -> bool:
@@ -103,9 +105,10 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
             if key in out:
                 continue
             at = fine_tokens(a)
+            guard = bool(at) and at[0] in EXITS and (at[0] in ERROR_EXITS or (j > 0 and _is_condition(add[j - 1])))
             i = pairs.get(j)
             if i is None:
-                out[key] = DecisionLine(at, set(range(len(at))), set())
+                out[key] = DecisionLine(at, set(range(len(at))), set(), guard=guard)
                 continue
             rt = fine_tokens(rem[i])
             own, cuts = _ownership(rt, at)
@@ -114,7 +117,7 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
                      if tag == "replace" and i2 - i1 == j2 - j1
                      for k, (x, y) in enumerate(zip(map(literal_body, rt[i1:i2]), map(literal_body, at[j1:j2]),
                                                     strict=True)) if x is not None and y is not None}
-            out[key] = DecisionLine(at, own, cuts, inner)
+            out[key] = DecisionLine(at, own, cuts, inner, guard=guard)
     return out
 
 
@@ -204,7 +207,7 @@ def _edit(dl: DecisionLine, before: str, after: str | None, renames: dict[str, s
     edit = LineEdit(before, after)
     if after is None:
         edit.taken = [dl.tokens[k] for k in sorted(dl.own) if meaningful(dl.tokens[k])]
-        edit.exit_removed = bool(dl.tokens) and dl.tokens[0] in EXITS
+        edit.exit_removed = dl.guard  # a return among others the decision wrote is no guard (refactors move them)
         return edit
     after_toks = fine_tokens(after)
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, dl.tokens, after_toks, autojunk=False).get_opcodes():

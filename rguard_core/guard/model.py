@@ -88,6 +88,7 @@ class Judgement:
     label: Label
     score: float
     reason: str
+    rules: tuple[tuple[str, str], ...] = ()  # (rule id, why) of every rule behind the label (judge_offline.RULES)
 
 
 @dataclass
@@ -107,6 +108,7 @@ class Finding:
     bus_factor: int = 0
     learned: list[str] = field(default_factory=list)
     reason: str = ""  # the judge's reason; shown by the CLI and page, not part of the JSON contract
+    rules: list[dict[str, str]] = field(default_factory=list)  # {"id", "why"}: the judge rules that fired
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -114,7 +116,7 @@ class Finding:
             "source_url": self.source_url, "source": self.source, "label": self.label,
             "score": round(self.score, 4), "hops": self.hops, "path": self.path, "premises": self.premises,
             "alternatives": self.alternatives, "experts": self.experts, "bus_factor": self.bus_factor,
-            "learned": self.learned,
+            "learned": self.learned, "rules": self.rules,
         }
 
 

@@ -1,0 +1,150 @@
+"""Exact and partial reverts, line by line: the diff takes out the lines a change put in and puts back the
+lines it took out, in the same file (whitespace-normalised). No threshold on words or tokens: a revert of a
+code change is caught whatever the decision's text says.
+
+Only *telling* lines count: a line with a specific token (a name or a literal, not ``}`` or ``else:``).
+Per hunk of the change, ``need`` is its telling added + removed lines and ``got`` those the diff reverses
+(added lines the diff removes, removed lines it adds back). A hunk is reverted when got >= HUNK_MIN of need.
+
+  REV1  exact revert: over the files both touch, got >= FILE_MIN of need, and the reversed lines are at
+        least COVER_MIN of the diff's telling changed lines in those files (the diff is mostly the revert)
+  REV2  partial revert: some hunks reverted, both ways (lines taken out *and* lines put back) in at least
+        one of them, and those hunks' reversed lines are PARTIAL_COVER of the diff's change; or one-way
+        hunks (a change that only added) with PARTIAL_ONE_WAY_LINES lines and PARTIAL_ONE_WAY_COVER of it
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .tokens import ChangeSet, _blocks, code_lines, file_kind, is_specific, tokens
+
+HUNK_MIN = 0.8
+FILE_MIN = 0.7
+COVER_MIN = 0.3
+PARTIAL_COVER = 0.3
+PARTIAL_MIN_LINES = 2
+PARTIAL_ONE_WAY_LINES = 3
+PARTIAL_ONE_WAY_COVER = 0.6
+SEARCH_LINES = 12  # telling lines of the diff looked up in stored patches (candidates.reverted_rows)
+SEARCH_MIN_CHARS = 12
+
+
+@dataclass(frozen=True)
+class HunkLines:
+    removed: tuple[str, ...]  # telling lines, normalised
+    added: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RevertEvidence:
+    """How much of a change the diff reverses, in the files both touch."""
+
+    exact: bool  # REV1 (else REV2, partial)
+    got: int  # telling lines of the change the diff reverses
+    need: int  # telling lines of the change in the files the diff touches
+    cover: float  # reversed lines / the diff's telling changed lines in those files
+    hunks: int  # hunks of the change reverted
+    paths: tuple[str, ...]
+
+
+def norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def telling(line: str, path: str) -> bool:
+    """A line that says something of its own: it holds a name or a literal (``}``, ``else:`` do not)."""
+    if file_kind(path) == "prose":
+        return len(norm(line)) >= 8
+    return any(is_specific(t) for t in tokens(line))
+
+
+@lru_cache(maxsize=4096)
+def change_hunks(patch: str, path: str) -> tuple[HunkLines, ...]:
+    """The telling removed and added lines of each hunk of a stored patch (comments and docstrings dropped)."""
+    from .judge_offline import patch_hunks
+
+    kind = file_kind(path)
+    out = []
+    for h in patch_hunks(patch):
+        lines = h if kind == "prose" else code_lines(h, kind)
+        rem = tuple(norm(x) for r, _ in _blocks(lines) for x in r if telling(x, path))
+        add = tuple(norm(x) for _, a in _blocks(lines) for x in a if telling(x, path))
+        if rem or add:
+            out.append(HunkLines(rem, add))
+    return tuple(out)
+
+
+def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> RevertEvidence | None:
+    """REV1 / REV2 evidence that the diff reverts (all or some hunks of) the change stored in ``patches``."""
+    need = got = changed = 0
+    rev_got = two_way = one_way = hunks = 0
+    paths: list[str] = []
+    seen: set[int] = set()
+    for path, cs in diff_sets.items():
+        if path not in patches or id(cs) in seen:
+            continue
+        seen.add(id(cs))
+        d_rem = Counter(norm(x) for x in cs.removed_lines if telling(x, path))
+        d_add = Counter(norm(x) for x in cs.added_lines if telling(x, path))
+        changed += sum(d_rem.values()) + sum(d_add.values())
+        file_got = 0
+        for h in change_hunks(patches[path], path):
+            g_add = _take(d_rem, h.added)
+            g_rem = _take(d_add, h.removed)
+            n = len(h.added) + len(h.removed)
+            need += n
+            file_got += g_add + g_rem
+            if n and (g_add + g_rem) >= HUNK_MIN * n:
+                hunks += 1
+                rev_got += g_add + g_rem
+                if h.added and h.removed and g_add and g_rem:
+                    two_way += g_add + g_rem
+                else:
+                    one_way += g_add + g_rem
+        got += file_got
+        if file_got:
+            paths.append(path)
+    if not got or not changed:
+        return None
+    if need and got >= FILE_MIN * need and got >= COVER_MIN * changed and got >= 1:
+        return RevertEvidence(True, got, need, got / changed, hunks, tuple(paths))
+    partial = (two_way and rev_got >= PARTIAL_MIN_LINES and rev_got >= PARTIAL_COVER * changed) or (
+        one_way >= PARTIAL_ONE_WAY_LINES and rev_got >= PARTIAL_ONE_WAY_COVER * changed)
+    if partial:
+        return RevertEvidence(False, rev_got, need, rev_got / changed, hunks, tuple(paths))
+    return None
+
+
+def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:
+    """How many of ``lines`` are in ``pool`` (each pool line used once); the pool is consumed."""
+    n = 0
+    for x in lines:
+        if pool[x] > 0:
+            pool[x] -= 1
+            n += 1
+    return n
+
+
+def search_lines(diff_sets: dict[str, ChangeSet]) -> list[str]:
+    """Patch fragments a change the diff reverts must contain: ``\\n+line`` for lines the diff removes (the
+    change added them), ``\\n-line`` for lines it adds back. Long telling lines, spread over the files."""
+    per_file: list[list[str]] = []
+    seen: set[int] = set()
+    for path, cs in diff_sets.items():
+        if id(cs) in seen:
+            continue
+        seen.add(id(cs))
+        frags = [f"\n+{x}" for x in cs.removed_lines if len(x.strip()) >= SEARCH_MIN_CHARS and telling(x, path)]
+        frags += [f"\n-{x}" for x in cs.added_lines if len(x.strip()) >= SEARCH_MIN_CHARS and telling(x, path)]
+        frags = sorted(dict.fromkeys(frags), key=lambda s: -len(s.strip()))
+        if frags:
+            per_file.append(frags)
+    out: list[str] = []
+    i = 0
+    while len(out) < SEARCH_LINES and any(i < len(f) for f in per_file):
+        out += [f[i] for f in per_file if i < len(f)]
+        i += 1
+    return out[:SEARCH_LINES]
