@@ -67,14 +67,16 @@ def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str
 
 
 def eager_imports(diff: ChangeSet, lazy: set[str]) -> list[EagerImport]:
-    """I1: module-level imports the diff adds of modules the decision made lazy."""
+    """I1: module-level imports the diff adds of modules the decision made lazy (raw hunk lines: moving an
+    import out of a function is a move by text, which the net change set does not show)."""
     if not lazy:
         return []
     out = []
-    for line in diff.added_lines:
-        mod = _module(line)
-        if mod and not mod[0] and mod[1] in lazy:
-            out.append(EagerImport(mod[1], line.strip()))
+    for h in diff.hunks:
+        for k, line in h:
+            mod = _module(line) if k == "+" else None
+            if mod and not mod[0] and mod[1] in lazy:
+                out.append(EagerImport(mod[1], line.strip()))
     return out
 
 
@@ -96,11 +98,14 @@ def rejections(diff: ChangeSet, names: set[str]) -> list[Rejected]:
     if not names:
         return []
     out = []
-    lines = diff.added_lines
-    for i, line in enumerate(lines[:-1]):
-        if not _COND.search(line) or not _EXIT.match(lines[i + 1]):
-            continue
-        for name in names:
-            if re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", line):
-                out.append(Rejected(name, line.strip(), lines[i + 1].strip()))
+    for h in diff.hunks:
+        prev: str | None = None  # the line before, as the file reads after the diff (context or added)
+        for k, line in h:
+            if k == "-":
+                continue
+            if k == "+" and prev is not None and _EXIT.match(line) and _COND.search(prev):
+                for name in names:
+                    if re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", prev):
+                        out.append(Rejected(name, prev.strip(), line.strip()))
+            prev = line
     return out

@@ -4,13 +4,12 @@ code change is caught whatever the decision's text says.
 
 Only *telling* lines count: a line with a specific token (a name or a literal, not ``}`` or ``else:``).
 Per hunk of the change, ``need`` is its telling added + removed lines and ``got`` those the diff reverses
-(added lines the diff removes, removed lines it adds back). A hunk is reverted when got >= HUNK_MIN of need.
+(added lines the diff removes, removed lines it adds back). A block (a run of changed lines) is reverted when got >= HUNK_MIN of need.
 
   REV1  exact revert: over the files both touch, got >= FILE_MIN of need, and the reversed lines are at
         least COVER_MIN of the diff's telling changed lines in those files (the diff is mostly the revert)
-  REV2  partial revert: some hunks reverted, both ways (lines taken out *and* lines put back) in at least
-        one of them, and those hunks' reversed lines are PARTIAL_COVER of the diff's change; or one-way
-        hunks (a change that only added) with PARTIAL_ONE_WAY_LINES lines and PARTIAL_ONE_WAY_COVER of it
+  REV2  partial revert: blocks of the change reverted both ways (its lines taken out *and* the lines it
+        replaced put back), and those lines are PARTIAL_COVER of the diff's telling changed lines
 """
 
 from __future__ import annotations
@@ -26,8 +25,6 @@ FILE_MIN = 0.7
 COVER_MIN = 0.3
 PARTIAL_COVER = 0.3
 PARTIAL_MIN_LINES = 2
-PARTIAL_ONE_WAY_LINES = 3
-PARTIAL_ONE_WAY_COVER = 0.6
 SEARCH_LINES = 12  # telling lines of the diff looked up in stored patches (candidates.reverted_rows)
 SEARCH_MIN_CHARS = 12
 
@@ -63,24 +60,26 @@ def telling(line: str, path: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def change_hunks(patch: str, path: str) -> tuple[HunkLines, ...]:
-    """The telling removed and added lines of each hunk of a stored patch (comments and docstrings dropped)."""
+    """The telling removed and added lines of each block of changed lines (a run of -/+ lines) of a stored
+    patch, comments and docstrings dropped: a partial revert puts back some blocks of a hunk."""
     from .judge_offline import patch_hunks
 
     kind = file_kind(path)
     out = []
     for h in patch_hunks(patch):
         lines = h if kind == "prose" else code_lines(h, kind)
-        rem = tuple(norm(x) for r, _ in _blocks(lines) for x in r if telling(x, path))
-        add = tuple(norm(x) for _, a in _blocks(lines) for x in a if telling(x, path))
-        if rem or add:
-            out.append(HunkLines(rem, add))
+        for r, a in _blocks(lines):
+            rem = tuple(norm(x) for x in r if telling(x, path))
+            add = tuple(norm(x) for x in a if telling(x, path))
+            if rem or add:
+                out.append(HunkLines(rem, add))
     return tuple(out)
 
 
 def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> RevertEvidence | None:
     """REV1 / REV2 evidence that the diff reverts (all or some hunks of) the change stored in ``patches``."""
     need = got = changed = 0
-    rev_got = two_way = one_way = hunks = 0
+    rev_got = two_way = hunks = 0
     paths: list[str] = []
     seen: set[int] = set()
     for path, cs in diff_sets.items():
@@ -102,8 +101,6 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
                 rev_got += g_add + g_rem
                 if h.added and h.removed and g_add and g_rem:
                     two_way += g_add + g_rem
-                else:
-                    one_way += g_add + g_rem
         got += file_got
         if file_got:
             paths.append(path)
@@ -111,10 +108,10 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
         return None
     if need and got >= FILE_MIN * need and got >= COVER_MIN * changed and got >= 1:
         return RevertEvidence(True, got, need, got / changed, hunks, tuple(paths))
-    partial = (two_way and rev_got >= PARTIAL_MIN_LINES and rev_got >= PARTIAL_COVER * changed) or (
-        one_way >= PARTIAL_ONE_WAY_LINES and rev_got >= PARTIAL_ONE_WAY_COVER * changed)
-    if partial:
-        return RevertEvidence(False, rev_got, need, rev_got / changed, hunks, tuple(paths))
+    # a block the change only added, deleted again, is also what moving or dropping code looks like: a partial
+    # revert needs blocks put back both ways (lines the change replaced restored, its lines taken out)
+    if two_way >= PARTIAL_MIN_LINES and two_way >= PARTIAL_COVER * changed:
+        return RevertEvidence(False, two_way, need, two_way / changed, hunks, tuple(paths))
     return None
 
 

@@ -193,6 +193,7 @@ class ChangeSet:
     blocks: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (removed, added) runs, renames dropped
     import_w: float = 0.0  # weight of the net change that sits on import lines
     context: Counter[str] = field(default_factory=Counter)  # tokens on the unchanged code lines shown around
+    hunks: list[list[tuple[str, str]]] = field(default_factory=list)  # the hunks as given, (kind, text) lines
 
     @property
     def code_w(self) -> float:
@@ -210,7 +211,7 @@ class ChangeSet:
 def change_set(hunks: list[list[tuple[str, str]]], path: str) -> ChangeSet:
     """Build the ChangeSet of one file from its hunks' (kind, text) lines."""
     kind = file_kind(path)
-    cs = ChangeSet(kind, is_test_path(path))
+    cs = ChangeSet(kind, is_test_path(path), hunks=hunks)
     rem: list[str] = []
     add: list[str] = []
     coded = [lines if kind == "prose" else code_lines(lines, kind) for lines in hunks]
