@@ -113,14 +113,15 @@ REVERTED_Q = """
 MATCH (f:File) WHERE f.path IN $paths
 WITH f
 MATCH (p:Source)-[t:TOUCHES]->(f)
-WHERE NOT p.id IN $exclude AND any(l IN $lines WHERE t.patch CONTAINS l)
-WITH f, p
+WHERE NOT p.id IN $exclude
+WITH f, p, size([l IN $lines WHERE t.patch CONTAINS l]) AS hits
+WHERE hits > 0
+WITH f, p, hits ORDER BY hits DESC LIMIT $limit
 MATCH (d:Decision)-[:DERIVED_FROM]->(p)
 WHERE d.source_id = p.id
 RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path
-LIMIT $limit
 """
-REVERTED_LIMIT = 40
+REVERTED_LIMIT = 40  # (change, file) pairs, those holding most of the diff's lines first
 
 KNOWN_FILES_Q = "MATCH (f:File) WHERE f.path IN $paths RETURN f.path AS path"
 

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .tokens import ChangeSet, _blocks, code_lines, file_kind, is_specific, tokens
+from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, file_kind, is_specific, tokens
 
 HUNK_MIN = 0.8
 FILE_MIN = 0.7
@@ -125,6 +125,10 @@ def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:
     return n
 
 
+def _searchable(line: str, path: str) -> bool:
+    return len(line.strip()) >= SEARCH_MIN_CHARS and not _IMPORT.match(line) and telling(line, path)
+
+
 def search_lines(diff_sets: dict[str, ChangeSet]) -> list[str]:
     """Patch fragments a change the diff reverts must contain: ``\\n+line`` for lines the diff removes (the
     change added them), ``\\n-line`` for lines it adds back. Long telling lines, spread over the files."""
@@ -134,8 +138,9 @@ def search_lines(diff_sets: dict[str, ChangeSet]) -> list[str]:
         if id(cs) in seen:
             continue
         seen.add(id(cs))
-        frags = [f"\n+{x}" for x in cs.removed_lines if len(x.strip()) >= SEARCH_MIN_CHARS and telling(x, path)]
-        frags += [f"\n-{x}" for x in cs.added_lines if len(x.strip()) >= SEARCH_MIN_CHARS and telling(x, path)]
+        # import lines are written by many changes (``from __future__ import annotations``): not telling here
+        frags = [f"\n+{x}" for x in cs.removed_lines if _searchable(x, path)]
+        frags += [f"\n-{x}" for x in cs.added_lines if _searchable(x, path)]
         frags = sorted(dict.fromkeys(frags), key=lambda s: -len(s.strip()))
         if frags:
             per_file.append(frags)
