@@ -52,6 +52,26 @@ def test_partial_revert_of_one_hunk_is_rev2() -> None:
     assert j.label == "contradicts" and "REV2" in ids(j)
 
 
+def test_a_line_edit_turned_back_after_the_line_was_retouched_is_rev3() -> None:
+    dec = info({"svc/codec.py": patch(OLD, NEW)}, quote="Tidy up.")
+    later = NEW.replace("default=str, sort_keys=True", "default=repr, sort_keys=True")  # retouched since
+    more = later.replace("sort_keys=True)", "sort_keys=True, indent=2)")
+    assert "REV3" not in ids(run(diff("svc/codec.py", later, more), dec))  # extended, not turned back
+    undo = later.replace("return json.dumps(obj, default=repr, sort_keys=True)", "return json.dumps(obj)")
+    j = run(diff("svc/codec.py", later, undo), dec)
+    assert j.label == "contradicts" and "REV3" in ids(j), j
+
+
+def test_a_hunk_starting_inside_a_docstring_is_read_as_code_after_it_closes() -> None:
+    from rguard_core.guard.tokens import code_lines
+
+    hunk = [(" ", "        Given the headers, return `True` when"), (" ", '        """'), ("-", "        x = 1"),
+            ("+", "        x = 2")]
+    assert code_lines(hunk, "hash") == [("-", "x = 1"), ("+", "x = 2")]
+    opening = [(" ", "def f():"), (" ", '    """'), (" ", "    text"), (" ", '    """'), ("+", "    y = 3")]
+    assert code_lines(opening, "hash") == [(" ", "def f():"), ("+", "y = 3")]
+
+
 def test_editing_the_decisions_code_is_no_revert() -> None:
     dec = info({"svc/codec.py": patch(OLD, NEW)})
     more = NEW.replace("    check_schema(data)\n", "    check_schema(data)\n    log_load(data, source=raw_origin)\n")

@@ -121,7 +121,7 @@ MATCH (d:Decision)-[:DERIVED_FROM]->(p)
 WHERE d.source_id = p.id
 RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path
 """
-REVERTED_LIMIT = 40  # (change, file) pairs, those holding most of the diff's lines first
+REVERTED_LIMIT = 10  # (change, file) pairs, those holding most of the diff's lines first: the reverted change leads
 
 KNOWN_FILES_Q = "MATCH (f:File) WHERE f.path IN $paths RETURN f.path AS path"
 

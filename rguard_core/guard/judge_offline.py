@@ -47,7 +47,7 @@ from .decisive import (
 )
 from .model import DecisionInfo, FileDiff, Judgement, Label
 from .paraphrase import allowed_names, eager_imports, lazy_modules, rejections
-from .revert import revert_of
+from .revert import LineUndo, line_edits, revert_of, undone_edits
 from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, tokens, weight
 
 UNDO_MIN = 2.0
@@ -316,6 +316,11 @@ def _patch_lines(patch: str, path: str) -> dict[str, DecisionLine]:
     return decision_lines(patch_hunks(patch), path)
 
 
+@lru_cache(maxsize=PATCH_CACHE)
+def _lazy(patch: str, words: str) -> frozenset[str]:
+    return frozenset(lazy_modules(patch_hunks(patch), words))
+
+
 def _is_literal(tok: str) -> bool:
     return literal_body(tok) is not None or tok[0].isdigit()
 
@@ -443,6 +448,22 @@ def rev1(case: Case) -> Evidence | None:
 def rev2(case: Case) -> Evidence | None:
     e = rev(case)
     return e if e is not None and e.rule == "REV2" else None
+
+
+def rev3(case: Case) -> Evidence | None:
+    """REV3: a line the decision edited, edited back (near-exact: the lines may have been retouched since)."""
+    if case.remote:
+        return None
+    found: list[LineUndo] = []
+    for path, cs in case.diff_sets.items():
+        if path in case.info.patches and not cs.test:
+            found += undone_edits(cs, line_edits(case.info.patches[path], path), path)
+    if not found:
+        return None
+    u = found[0]
+    w = sum(weight(t) for x in found for t in tokens(x.diff_removed) + tokens(x.diff_added)) / 2
+    return Evidence("REV3", 0.85, f"the diff turns back {len(found)} line edit(s) of the decision: `{u.after}` was "
+                                  f"`{u.before}`, and the diff writes `{u.diff_added}` again", w / case.total_w)
 
 
 def u1_broad(case: Case) -> Evidence | None:
@@ -578,7 +599,7 @@ def i1_eager(case: Case) -> Evidence | None:
     for path, cs in case.diff_sets.items():
         if path in case.info.patches and not cs.test and cs.kind != "prose":
             words = " ".join((case.info.quote, case.info.summary, case.info.source_title))
-            found = eager_imports(cs, lazy_modules(patch_hunks(case.info.patches[path]), words))
+            found = eager_imports(cs, _lazy(case.info.patches[path], words))
             if found:
                 return Evidence("I1", 0.6, f"the diff imports `{found[0].module}` at module level again "
                                            f"(`{found[0].line}`); the decision's change made that import lazy")
@@ -642,6 +663,7 @@ def l3_prose(case: Case) -> Evidence | None:
 RULES: tuple[JudgeRule, ...] = (
     JudgeRule("REV1", "contradicts", "exact revert of the decision's change (line by line)", rev1),
     JudgeRule("REV2", "contradicts", "partial revert: hunks of the decision's change put back", rev2),
+    JudgeRule("REV3", "contradicts", "a line edit of the decision turned back (lines since retouched)", rev3),
     JudgeRule("U1", "contradicts", "broad undo: most of the diff's net tokens reverse the change", u1_broad),
     JudgeRule("U2", "contradicts", "pinpoint undo: a small edit that is almost all reversal", u2_pinpoint),
     JudgeRule("D1", "contradicts", "decision-own tokens taken out of its lines", _only("D1")),

@@ -66,7 +66,7 @@ def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str
     return (moved | said) - added_top
 
 
-def eager_imports(diff: ChangeSet, lazy: set[str]) -> list[EagerImport]:
+def eager_imports(diff: ChangeSet, lazy: set[str] | frozenset[str]) -> list[EagerImport]:
     """I1: module-level imports the diff adds of modules the decision made lazy (raw hunk lines: moving an
     import out of a function is a move by text, which the net change set does not show)."""
     if not lazy:

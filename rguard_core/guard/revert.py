@@ -8,6 +8,8 @@ Per hunk of the change, ``need`` is its telling added + removed lines and ``got`
 
   REV1  exact revert: over the files both touch, got >= FILE_MIN of need, and the reversed lines are at
         least COVER_MIN of the diff's telling changed lines in those files (the diff is mostly the revert)
+  REV3  a line edit undone: the change edited line A into B; the diff edits B (or a later form of it,
+        LINE_ALIKE alike) back into A (LINE_ALIKE alike, nearer A than B). Near-exact: the lines were retouched
   REV2  partial revert: blocks of the change reverted both ways (its lines taken out *and* the lines it
         replaced put back), and those lines are PARTIAL_COVER of the diff's telling changed lines
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, file_kind, is_specific, tokens
 
@@ -86,8 +88,8 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
         if path not in patches or id(cs) in seen:
             continue
         seen.add(id(cs))
-        d_rem = Counter(norm(x) for x in cs.removed_lines if telling(x, path))
-        d_add = Counter(norm(x) for x in cs.added_lines if telling(x, path))
+        d_rem, d_add = cs.once("rev.lines", partial(_telling_lines, cs, path))
+        d_rem, d_add = Counter(d_rem), Counter(d_add)  # consumed below
         changed += sum(d_rem.values()) + sum(d_add.values())
         file_got = 0
         for h in change_hunks(patches[path], path):
@@ -113,6 +115,11 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
     if two_way >= PARTIAL_MIN_LINES and two_way >= PARTIAL_COVER * changed:
         return RevertEvidence(False, two_way, need, two_way / changed, hunks, tuple(paths))
     return None
+
+
+def _telling_lines(cs: ChangeSet, path: str) -> tuple[Counter[str], Counter[str]]:
+    return (Counter(norm(x) for x in cs.removed_lines if telling(x, path)),
+            Counter(norm(x) for x in cs.added_lines if telling(x, path)))
 
 
 def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:
@@ -150,3 +157,81 @@ def search_lines(diff_sets: dict[str, ChangeSet]) -> list[str]:
         out += [f[i] for f in per_file if i < len(f)]
         i += 1
     return out[:SEARCH_LINES]
+
+
+# --- REV3: one line edit of the decision undone, the lines since retouched (near-exact) ---------------------
+
+LINE_ALIKE = 0.75  # a diff line this alike (token sequence) to a line of the decision's edit is that line
+PAIR_CELLS = 400  # blocks with more rem x add pairs than this are not paired (bounded work)
+
+
+@dataclass(frozen=True)
+class LineUndo:
+    """The decision edited ``before`` into ``after``; the diff edits (a later form of) ``after`` back."""
+
+    before: str
+    after: str
+    diff_removed: str
+    diff_added: str
+
+
+@lru_cache(maxsize=4096)
+def line_edits(patch: str, path: str) -> tuple[tuple[str, str], ...]:
+    """(old line, new line) pairs the change edited (one line turned into a similar one), telling ones only."""
+    from .decisive import _pair
+    from .judge_offline import patch_hunks
+
+    kind = file_kind(path)
+    if kind == "prose":
+        return ()
+    out = []
+    for h in patch_hunks(patch):
+        for rem, add in _blocks(code_lines(h, kind)):
+            if not rem or not add or len(rem) * len(add) > PAIR_CELLS:
+                continue
+            for j, i in _pair(rem, add).items():
+                if norm(rem[i]) != norm(add[j]) and telling(add[j], path):
+                    out.append((rem[i], add[j]))
+    return tuple(out)
+
+
+def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str) -> list[LineUndo]:
+    """Line edits of the decision the diff turns back: it edits a line like the decision's new one into a
+    line like its old one (each LINE_ALIKE alike, and nearer the old than the new)."""
+    if not edits or diff.kind == "prose":
+        return []
+    spelled = _spelled_edits(edits)
+    out: list[LineUndo] = []
+    for r, a, r_text, a_text in diff.once("rev.pairs", lambda: _diff_pairs(diff)):
+        for old, new, old_text, new_text in spelled:
+            back, fro = _ratio(a, old), _ratio(r, new)
+            if back >= LINE_ALIKE and fro >= LINE_ALIKE and back > _ratio(a, new) and fro > _ratio(r, old):
+                out.append(LineUndo(old_text.strip(), new_text.strip(), r_text.strip(), a_text.strip()))
+                break
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _spelled_edits(edits: tuple[tuple[str, str], ...]) -> tuple[tuple[list[str], list[str], str, str], ...]:
+    from .decisive import _spelled
+
+    return tuple((_spelled(a), _spelled(b), a, b) for a, b in edits)
+
+
+def _diff_pairs(diff: ChangeSet) -> list[tuple[list[str], list[str], str, str]]:
+    """The diff's line edits (removed line, the added line it became), spelled for comparison."""
+    from .decisive import _pair, _spelled
+
+    out = []
+    for rem, add in diff.blocks:
+        if not rem or not add or len(rem) * len(add) > PAIR_CELLS:
+            continue
+        for j, i in _pair(rem, add).items():
+            out.append((_spelled(rem[i]), _spelled(add[j]), rem[i], add[j]))
+    return out
+
+
+def _ratio(a: list[str], b: list[str]) -> float:
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
