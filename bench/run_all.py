@@ -5,7 +5,8 @@ from __future__ import annotations
 import runpy
 import sys
 
-BENCHES = ("bench.ingest", "bench.guard", "bench.memory", "bench.views")
+BENCHES = ("bench.ingest", "bench.guard", "bench.memory", "bench.views", "bench.ingest_incremental",
+           "bench.replay_history")
 
 
 def main() -> None:

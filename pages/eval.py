@@ -13,6 +13,7 @@ from rguard_core.evaluation import tables as T
 from rguard_core.evaluation.guard_eval import __doc__ as GUARD_DEFINITIONS
 from rguard_core.evaluation.memory_bench import __doc__ as MEMORY_DEFINITIONS
 from ui.common import get_store, guarded
+from ui.replay_section import replay_section
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent / "eval" / "cases.yaml"
 
@@ -175,9 +176,12 @@ def memory_section() -> None:
 
 
 st.title("Eval")
-guard_tab, memory_tab, limits_tab = st.tabs(["Guard cases", "Memory benchmark", "Honest limits"])
+guard_tab, replay_tab, memory_tab, limits_tab = st.tabs(["Guard cases", "Replay history", "Memory benchmark",
+                                                         "Honest limits"])
 with guard_tab:
     guard_section()
+with replay_tab:
+    replay_section()
 with memory_tab:
     memory_section()
 with limits_tab:

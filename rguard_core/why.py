@@ -193,6 +193,8 @@ def _retrieve(graph: Graph, hits: dict[str, _Hit], ans: WhyAnswer, limit: int) -
     claims = {r.id: r for r in _receipts(graph, "Claim", claim_ids, ans)}
     top = sorted(score, key=lambda d: (-score[d], d))
     decisions = {r.id: r for r in _receipts(graph, "Decision", top, ans)}
+    # a decision that no longer holds (reverted, superseded, fallen) never comes before one that does
+    top.sort(key=lambda d: d not in decisions or decisions[d].status != "holds")
     for did in top:
         if did not in decisions:
             continue

@@ -59,6 +59,7 @@ def test_good_extraction_gives_verbatim_candidates(openai_server: OpenAIServer) 
     client = client_for(openai_server)
     prop = LLMExtractor(client).extract(DOC)
     assert prop.decision is not None and prop.decision.quote == GOOD["decision"]["quote"]
+    assert prop.why == "llm"  # stored as Decision.extracted_because
     assert [a.summary for a in prop.alternatives] == ["Sticky sessions"]
     assert [(c.kind, c.summary) for c in prop.claims] == [("problem", "Sessions lost"), ("reason", "Redis persists")]
     for cand in [prop.decision, *prop.alternatives, *prop.claims]:

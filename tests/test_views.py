@@ -179,7 +179,9 @@ def test_statuses_after_a_real_quarantine_and_correction(store: Store, private: 
     assert all(status[c] == "fallen" for c in ids(g.read("MATCH (c:Claim {source_id: 'issue:2'}) RETURN c.id AS id")))
     assert status["claim:pr:10:39:132"] == "superseded"
     stored = g.read("MATCH (d:Decision {id: 'decision:pr:11'}) RETURN d.holds AS h, d.label AS l, d.status AS s")[0]
-    assert status["decision:pr:11"] == decision_status(stored["s"], stored["h"], stored["l"]) == "needs review"
+    # #14 reverts #11 ("Reverts #11."): a reverted decision shows as superseded whatever its support says
+    assert stored["s"] == "superseded" and stored["l"] == "review"
+    assert status["decision:pr:11"] == decision_status(stored["s"], stored["h"], stored["l"]) == "superseded"
     edges = {(e.source, e.target, e.word) for e in view.edges}
     assert (res.replacement, "claim:pr:10:39:132", "SUPERSEDES") in edges
     assert (res.correction, "claim:pr:10:39:132", "CORRECTS") in edges

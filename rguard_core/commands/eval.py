@@ -36,8 +36,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(m)
     m.set_defaults(func=run_memory_cmd)
 
+    r = esub.add_parser("replay", help="guard every revert and a sample of ordinary changes of a real history, "
+                                       "each against the graph as it was just before it")
+    src = r.add_mutually_exclusive_group(required=True)
+    src.add_argument("--git", type=Path, metavar="PATH", help="a local git clone (its mainline, first parent)")
+    src.add_argument("--snapshot", type=Path, metavar="DIR", help="a snapshot folder (its merged PRs in merge order)")
+    r.add_argument("--repo", help="OWNER/NAME inside the snapshot folder when it holds several")
+    r.add_argument("--reverts", type=int, default=20, help="revert cases at most (seeded sample; default 20)")
+    r.add_argument("--ordinary", type=int, default=50, help="ordinary changes to sample (default 50)")
+    r.add_argument("--seed", type=int, default=7, help="sampling seed (default 7)")
+    r.add_argument("--max-commits", type=int, default=100_000, help="newest mainline commits to read (git)")
+    r.add_argument("--judge", choices=("offline", "llm"), default="offline")
+    _common(r)
+    r.set_defaults(func=run_replay_cmd)
+
     h = esub.add_parser("history", help="past eval runs, newest first")
-    h.add_argument("--kind", choices=("guard", "memory"), default="guard")
+    h.add_argument("--kind", choices=("guard", "memory", "replay"), default="guard")
     h.add_argument("--limit", type=int, default=20)
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=run_history_cmd)
@@ -120,6 +134,40 @@ def run_memory_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_replay_cmd(args: argparse.Namespace) -> int:
+    from ..evaluation import append_run
+    from ..evaluation.replay import run_replay
+
+    settings = Settings.from_env()
+    res = run_replay(open_store(settings), git=args.git, snapshot=args.snapshot, repo=args.repo,
+                     reverts=args.reverts, ordinary=args.ordinary, seed=args.seed, judge=args.judge,
+                     max_commits=args.max_commits, progress=_progress)
+    if not args.no_save:
+        append_run(settings, "replay", res.history_record())
+    if args.json:
+        print_json(res.as_dict())
+        return 0
+    m = res.metrics
+    print(f"replay {res.source}: {m['steps']} changes walked, {m['reverts_found']} reverts found "
+          f"({', '.join(f'{k} {v}' for k, v in m['revert_forms'].items()) or 'none'}), seed {res.seed}, "
+          f"judge {res.run.judge}, git {res.run.git_sha or '-'}")
+    print(f"  reverts of product code caught {m['caught_code']}/{m['counts']['revert_code']} ({_pct(m['catch_rate'])}); "
+          f"all reverts {m['caught']}/{m['counts']['revert']} ({_pct(m['catch_rate_all'])})   "
+          f"ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']} ({_pct(m['ordinary_warn_rate'])})"
+          + (f"   errors {m['counts']['errors']}" if m["counts"]["errors"] else ""))
+    print(f"  guard ms p50 {m['guard_ms_p50']} p95 {m['guard_ms_p95']}   append {m['append_s']} s   "
+          f"total {m['seconds']} s ({m['seconds_per_case']} s per case)")
+    for kind, counts in m["rules"].items():
+        if counts:
+            print(f"  rules on {kind.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for c in res.cases:
+        if (c.kind == "revert" and not c.caught) or (c.kind == "ordinary" and c.warned) or c.error:
+            what = f"reverts {c.target}, {c.scope}" if c.kind == "revert" else "ordinary"
+            print(f"  {'MISS' if c.kind == 'revert' else 'WARN'} {c.id} ({what}): {c.verdict}"
+                  f"{' citing ' + ', '.join(c.cited) if c.cited else ''}{' - ' + c.error if c.error else ''}  {c.title[:60]}")
+    return 0
+
+
 def run_history_cmd(args: argparse.Namespace) -> int:
     from ..evaluation import list_runs
 
@@ -130,7 +178,11 @@ def run_history_cmd(args: argparse.Namespace) -> int:
         print_json(hist.as_dict())
         return 0
     for r in hist.runs:
-        if args.kind == "guard":
+        if args.kind == "replay":
+            m = r.get("metrics", {})
+            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('source')}  "
+                  f"catch {_pct(m.get('catch_rate'))}  ordinary warn {_pct(m.get('ordinary_warn_rate'))}")
+        elif args.kind == "guard":
             m = r.get("metrics", {})
             print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('repo')}  "
                   f"recall {_pct(m.get('recall'))}  fp {_pct(m.get('false_positive_rate'))}")

@@ -29,6 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     sn.add_argument("path", type=Path)
     sn.add_argument("--repo", help="OWNER/NAME when the folder holds several repositories")
     sn.add_argument("--max-prs", type=int, default=100_000)
+    sn.add_argument("--since-pr", type=int, metavar="N", help="append only PRs merged after PR N was merged")
+    sn.add_argument("--until-pr", type=int, metavar="N", help="... and up to PR N's merge (inclusive)")
+    sn.add_argument("--merged-after", metavar="DATE", help="append only PRs merged after DATE (ISO)")
+    sn.add_argument("--merged-before", metavar="DATE", help="... and merged at or before DATE (ISO)")
     _common(sn)
     sn.set_defaults(func=run_snapshot)
 
@@ -36,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     gi.add_argument("path", type=Path)
     gi.add_argument("--repo", required=True, help="OWNER/NAME the graph is named after")
     gi.add_argument("--max-commits", type=int, default=5000)
+    gi.add_argument("--since", metavar="REV", help="append only commits after REV (the graph already holds REV)")
+    gi.add_argument("--until", metavar="REV", help="... up to REV (default HEAD)")
     _common(gi)
     gi.set_defaults(func=run_git)
 
@@ -70,12 +76,15 @@ def run_github(args: argparse.Namespace) -> int:
 
 
 def run_snapshot(args: argparse.Namespace) -> int:
-    req = IngestRequest("snapshot", str(args.path), repo=args.repo, extractor=args.extractor, max_prs=args.max_prs)
+    req = IngestRequest("snapshot", str(args.path), repo=args.repo, extractor=args.extractor, max_prs=args.max_prs,
+                        since_pr=args.since_pr, until_pr=args.until_pr, merged_after=args.merged_after,
+                        merged_before=args.merged_before)
     return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
 def run_git(args: argparse.Namespace) -> int:
-    req = IngestRequest("git", str(args.path), repo=args.repo, extractor=args.extractor, max_commits=args.max_commits)
+    req = IngestRequest("git", str(args.path), repo=args.repo, extractor=args.extractor, max_commits=args.max_commits,
+                        since=args.since, until=args.until)
     return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 

@@ -3,11 +3,12 @@
   R1  a linked issue (Refs) is still open: the reason is live                     holds
   R2  a merged "Fixes #N" whose issue is still open: the fix did not settle it     stale
   R3  the ADR's status: accepted holds; proposed is stale; deprecated/superseded/rejected is broken
-  R4  the decision was superseded (or supersedes an older one: holds)
+  R4  the decision was superseded (or supersedes an older one: holds); a revert is R7's, not R4's
   R5  it depends on a PR that is not merged, or an issue that is still open        stale
   R6  every human author has been inactive for Settings.inactive_days, counted back from the
       repository's latest activity (so a recorded snapshot gives the same answer on any day)   stale
-  R7  the decision's PR or commit was reverted                                     broken
+  R7  the decision's PR or commit was reverted (by a revert not itself reverted)  broken
+      — reverts are read at ingest in every form ingest/reverts.py knows (sha, "Revert \"title\"", #N)
   P1  a claim it rests on was withdrawn or corrected (support engine: holds=false / superseded)  stale
   P2  its source, or a source of a claim it rests on, is quarantined               broken
   P3  the support engine labelled it review / correction / compensation
@@ -99,7 +100,7 @@ RETURN d.id AS decision, doc.status AS status, doc.path AS path""", _r3),
 OPTIONAL MATCH (n:Decision)-[:SUPERSEDES]->(d)
 OPTIONAL MATCH (d)-[:SUPERSEDES]->(o:Decision)
 WITH d, collect(DISTINCT n.id) AS newer, collect(DISTINCT o.id) AS older
-WHERE d.status = 'superseded' OR size(newer) > 0 OR size(older) > 0
+WHERE (d.status = 'superseded' AND d.reverted_by IS NULL) OR size(newer) > 0 OR size(older) > 0
 RETURN d.id AS decision, newer[0] AS newer, older[0] AS older""", _r4),
     Rule("R5", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)-[:DERIVED_FROM]->(p:Source)-[:DEPENDS_ON]->(q:Source)
 WHERE (q:PR AND coalesce(q.merged, false) = false) OR (q:Issue AND q.state = 'open')
@@ -111,7 +112,8 @@ WHERE a.is_bot = false
 RETURN d.id AS decision, max(a.last_active) AS last, latest, collect(DISTINCT a.login) AS authors""", _r6),
     Rule("R7", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (p:Source) WHERE p.id = d.source_id
 WITH d, p MATCH (p)<-[:REVERTS]-(r:Source)
-WHERE coalesce(r.merged, true) = true
+WHERE coalesce(r.merged, true) = true AND NOT (r)<-[:REVERTS]-(:Source {merged: true})
+  AND NOT (r)<-[:REVERTS]-(:Commit)
 RETURN DISTINCT d.id AS decision, r.number AS n, r.id AS by""", _r7),
     Rule("P1", """MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (d)<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim)
 WHERE c.holds = false OR c.status = 'superseded' RETURN DISTINCT d.id AS decision, c.quote AS quote""", _p1),

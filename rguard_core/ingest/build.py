@@ -16,13 +16,10 @@ from ..evidence import RejectedQuote, Span, anchor
 from .adr import parse_adr
 from .extract.base import Candidate, Extractor, Proposal, SourceDoc
 from .links import parse_links
+from .mechanical import commit_rule, pull_rule
 from .model import Comment, Commit, Doc, FileChange, Issue, PullRequest, RepoHistory
+from .reverts import RevertIndex, RevertLink
 
-NOISE_TITLE = re.compile(
-    r"^\s*(?:revert\s+\"\s*)?(?:bump\b|release\b|version\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|chore(?:\(deps\))?:|"
-    r"\[?pre-commit|update\s+(?:readme|changelog|copyright))|\btypos?\b",
-    re.I,
-)
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")
 _COMMON = frozenset(
     "self None True False return import from class def async await with pass raise else elif while for "
@@ -62,11 +59,26 @@ class Coverage:
 
 
 @dataclass
+class Known:
+    """What the graph already holds when PRs and commits are appended to it (incremental ingest): the numbers
+    links may point at, and the changes a revert may name. Empty for a fresh ingest."""
+
+    pr_numbers: set[int] = field(default_factory=set)
+    issue_numbers: set[int] = field(default_factory=set)
+    reverts: RevertIndex = field(default_factory=RevertIndex)
+
+
+@dataclass
 class GraphBatch:
     nodes: dict[tuple[str, ...], dict[str, dict[str, Any]]] = field(default_factory=lambda: defaultdict(dict))
     edges: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = field(
         default_factory=lambda: defaultdict(dict)
     )
+    # incremental ingest: derived data written as increments, not absolute values (see writer.write_increments)
+    incremental: bool = False
+    active: dict[str, str] = field(default_factory=dict)  # person id -> latest activity in this batch
+    edits: dict[tuple[str, str], tuple[int, str | None]] = field(default_factory=dict)  # (person id, file id) -> n, last
+    reverts: list[RevertLink] = field(default_factory=list)  # in the order the reverting changes landed
 
     def node(self, node_labels: tuple[str, ...], nid: str, **props: Any) -> str:
         cur = self.nodes[node_labels].get(nid)
@@ -84,15 +96,25 @@ class GraphBatch:
 
 
 class _Builder:
-    def __init__(self, hist: RepoHistory, extractor: Extractor, progress: Progress | None) -> None:
+    def __init__(self, hist: RepoHistory, extractor: Extractor, progress: Progress | None,
+                 known: Known | None = None) -> None:
         self.h = hist
         self.ex = extractor
         self.progress = progress
-        self.b = GraphBatch()
+        self.known = known
+        self.b = GraphBatch(incremental=known is not None)
         self.cov = Coverage(problems=list(hist.problems))
         self.texts: dict[str, str] = {}
-        self.pr_numbers = {p.number for p in hist.pulls}
-        self.issue_numbers = {i.number for i in hist.issues}
+        self.pr_numbers = {p.number for p in hist.pulls} | (known.pr_numbers if known else set())
+        self.issue_numbers = {i.number for i in hist.issues} | (known.issue_numbers if known else set())
+        self.mechanical: dict[str, str] = {}  # source id -> mechanical rule id (mechanical.py)
+        for p in hist.pulls:
+            if rule := pull_rule(p, hist.people):
+                self.mechanical[f"pr:{p.number}"] = rule
+        for c in hist.commits:
+            if rule := commit_rule(c, hist.people):
+                self.mechanical[f"commit:{c.sha}"] = rule
+        self.revert_links = self._resolve_reverts(known.reverts if known else RevertIndex())
         self.last_active: dict[str, str] = {}
         self.editors: dict[str, Counter[str]] = defaultdict(Counter)
         self.edit_last: dict[tuple[str, str], str] = {}
@@ -110,13 +132,14 @@ class _Builder:
 
     def pull(self, pr: PullRequest) -> None:
         sid = f"pr:{pr.number}"
-        bot = bool(pr.author and self.h.people.get(pr.author) and self.h.people[pr.author].is_bot)
-        noise = bot or bool(NOISE_TITLE.search(pr.title))
+        mechanical = self.mechanical.get(sid)
+        noise = mechanical is not None
         when = pr.merged_at or pr.closed_at or pr.created_at
         self.source(
             ("PR",), sid, _join(pr.title, pr.body), pr.author, when, kind="pr", number=pr.number, title=pr.title,
             body=pr.body, url=pr.url, state=pr.state, merged=pr.merged, merged_at=pr.merged_at,
             created_at=pr.created_at, closed_at=pr.closed_at, merge_commit_sha=pr.merge_commit_sha, is_noise=noise,
+            mechanical=mechanical,
         )
         symbols: Counter[str] = Counter()
         for f in pr.files:
@@ -180,7 +203,7 @@ class _Builder:
     def commit(self, c: Commit) -> None:
         sid = f"commit:{c.sha}"
         self.source(("Commit",), sid, c.message, c.author, c.date, kind="commit", sha=c.sha, message=c.message,
-                    date=c.date, pr_number=c.pr_number, url=c.url)
+                    date=c.date, pr_number=c.pr_number, url=c.url, mechanical=self.mechanical.get(sid))
         if c.pr_number is not None and c.pr_number in self.pr_numbers:
             self.b.edge("PART_OF", sid, f"pr:{c.pr_number}", "Source", "Source")
             return
@@ -188,7 +211,7 @@ class _Builder:
             self.touch(sid, "Commit", f, c.author, c.date)
         title = c.message.split("\n", 1)[0]
         self.links(sid, title, c.message, None)
-        if not NOISE_TITLE.search(title) and not (c.author and c.author.endswith("[bot]")):
+        if sid not in self.mechanical:
             self.decision_source(SourceDoc(sid, "commit", c.message, "decision", title), [])
             if sid in self.decision_of:
                 self.action(sid, f"Commit {c.sha[:10]}: {title}", True, [f.path for f in c.files])
@@ -204,13 +227,38 @@ class _Builder:
             self._link("FIXES", sid, n)
         for n in ln.depends_on:
             self._link("DEPENDS_ON", sid, n)
-        targets = set(ln.reverts)
-        if ln.reverts_title:
-            targets |= {p.number for p in self.h.pulls if p.title == ln.reverts_title and f"pr:{p.number}" != sid}
-        for sha in ln.reverts_shas:
-            targets |= {p.number for p in self.h.pulls if p.merge_commit_sha and p.merge_commit_sha.startswith(sha)}
-        for n in targets:
-            self._link("REVERTS", sid, n)
+        for rv in self.revert_links.get(sid, []):
+            self.b.edge("REVERTS", sid, rv.target, "Source", "Source", form=rv.form)
+
+    def _resolve_reverts(self, index: RevertIndex) -> dict[str, list[RevertLink]]:
+        """Reverts of every PR and commit in landing order, each resolved against the changes before it (so a
+        re-done change with the same title is not taken for what an earlier revert undid)."""
+        items: list[tuple[str, str, str, str, tuple[str, ...], int | None]] = []
+        messages = {c.sha: c.message for c in self.h.commits}
+        for p in self.h.pulls:
+            if p.merged or p.state == "open":
+                # a PR read from git: its merge commit's own message (subject, branch) is evidence too
+                merge_msg = messages.get(p.merge_commit_sha or "")
+                body = f"{p.body}\n{merge_msg}" if merge_msg else p.body
+                items.append((p.merged_at or p.created_at or "", f"pr:{p.number}", p.title, body,
+                              (p.merge_commit_sha or "",), p.number))
+        for c in self.h.commits:
+            title = c.message.split("\n", 1)[0].strip()
+            if c.pr_number is not None and c.pr_number in self.pr_numbers:
+                index.add(f"pr:{c.pr_number}", None, (c.sha,))  # a commit of a PR: its sha names the PR
+                continue
+            items.append((c.date or "", f"commit:{c.sha}", title, c.message, (c.sha,), None))
+        out: dict[str, list[RevertLink]] = {}  # in landing order (mark_reverted applies them so)
+        for _, sid, title, body, shas, number in sorted(items, key=lambda x: x[0]):
+            links = index.resolve(sid, title, body)
+            if links:
+                out[sid] = links
+                if sid not in self.mechanical and any(rv.target in index.mechanical for rv in links):
+                    self.mechanical[sid] = "M8"  # undoing a bump is as mechanical as the bump
+            index.add(sid, title, shas, number)
+            if sid in self.mechanical:
+                index.mechanical.add(sid)
+        return out
 
     def _link(self, rel: str, sid: str, n: int) -> None:
         if n in self.issue_numbers:
@@ -229,7 +277,8 @@ class _Builder:
         if not isinstance(dspan, Span) or prop.decision is None:
             return
         did = f"decision:{doc.id}"
-        self.quoted(("Decision",), did, dspan, summary=prop.decision.summary, extractor=self.ex.name)
+        self.quoted(("Decision",), did, dspan, summary=prop.decision.summary, extractor=self.ex.name,
+                    extracted_because=prop.why or self.ex.name)
         self.b.edge("DERIVED_FROM", did, doc.id, "Decision", "Source")
         self.decision_of[doc.id] = did
         self.alternatives(doc.id, prop, did)
@@ -248,6 +297,8 @@ class _Builder:
 
     def issue_claims(self, issue_id: str) -> list[str]:
         key = f"_claims:{issue_id}"
+        if issue_id not in self.texts:
+            return []  # an issue already in the graph that this batch does not carry: its claims are there
         if key not in self.texts:
             prop = self.ex.extract(SourceDoc(issue_id, "issue", self.texts[issue_id], "claims",
                                              self.b.nodes[("Source", "Issue")][issue_id].get("title", "")))
@@ -317,6 +368,9 @@ class _Builder:
             self.b.edge("SUPERSEDES", new_d, old_d, "Decision", "Decision")
 
     def people(self) -> None:
+        if self.b.incremental:
+            self._people_increments()
+            return
         for login, p in self.h.people.items():
             self.b.node(("Person",), f"person:{login}", login=login, is_bot=p.is_bot, name=p.name,
                         last_active=self.last_active.get(login))
@@ -328,15 +382,32 @@ class _Builder:
                             last_at=self.edit_last.get((e, path)))
             for i, a in enumerate(humans):
                 for c in humans[i + 1:]:
-                    pair_weight[(a, c)] += 1
+                    pair_weight[(min(a, c), max(a, c))] += 1  # one key per pair, whatever the files' order
         for (a, c), w in pair_weight.items():
             self.b.edge("COLLABORATED", f"person:{a}", f"person:{c}", "Person", "Person", weight=w)
             self.b.edge("COLLABORATED", f"person:{c}", f"person:{a}", "Person", "Person", weight=w)
 
 
-def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | None = None) -> tuple[GraphBatch, Coverage]:
-    """Every node and edge for ``hist``; quotes that are not verbatim are dropped and counted."""
-    bd = _Builder(hist, extractor, progress)
+    def _people_increments(self) -> None:
+        """Appending: last activity and edit counts become increments the writer adds to what is stored, so
+        the cost follows the batch, not the history (COLLABORATED follows from new EDITED pairs there)."""
+        for login, p in self.h.people.items():
+            self.b.node(("Person",), f"person:{login}", login=login, is_bot=p.is_bot, name=p.name)
+            if login in self.last_active:
+                self.b.active[f"person:{login}"] = self.last_active[login]
+        for path, eds in self.editors.items():
+            for e, n in eds.items():
+                if not self.h.people[e].is_bot:
+                    self.b.edits[(f"person:{e}", f"file:{path}")] = (n, self.edit_last.get((e, path)))
+
+
+def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | None = None,
+                known: Known | None = None) -> tuple[GraphBatch, Coverage]:
+    """Every node and edge for ``hist``; quotes that are not verbatim are dropped and counted.
+
+    With ``known`` the batch is an append to a graph that already holds those PRs and issues: links may
+    point at them, and people's activity and edit counts are written as increments."""
+    bd = _Builder(hist, extractor, progress, known)
     for login in list(hist.people):
         hist.person(login)
     for i, issue in enumerate(hist.issues):
@@ -352,6 +423,9 @@ def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | No
     for c in hist.commits:
         bd.commit(c)
     bd.supersessions()
+    bd.b.reverts = [rv for sid, links in bd.revert_links.items() for rv in links
+                    if ("REVERTS", "Source", "Source") in bd.b.edges
+                    and (sid, rv.target) in bd.b.edges[("REVERTS", "Source", "Source")]]
     bd.people()
     _fill_coverage(bd, hist)
     return bd.b, bd.cov

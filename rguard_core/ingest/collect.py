@@ -21,11 +21,13 @@ def is_adr_path(path: str) -> bool:
     return p.endswith((".md", ".markdown", ".rst", ".txt")) and any(p.startswith(d) or f"/{d}" in p for d in ADR_DIRS)
 
 
-def collect_history(src: RestSource, max_prs: int = 200, progress: Progress | None = None) -> RepoHistory:
-    """Newest ``max_prs`` PRs with files and comments, every issue they link, and the ADRs they add."""
+def collect_history(src: RestSource, max_prs: int = 200, progress: Progress | None = None,
+                    keep: Callable[[Json], bool] | None = None) -> RepoHistory:
+    """Newest ``max_prs`` PRs with files and comments, every issue they link, and the ADRs they add.
+    ``keep`` selects PRs by their listing (incremental ingest: a merged-at window) before anything is fetched."""
     info = src.repo_info()  # raises RepoNotFound before anything is written
     hist = RepoHistory(repo=src.repo, url=info.get("html_url") or f"https://github.com/{src.repo}")
-    raw_pulls = list(src.list_pulls(max_prs))
+    raw_pulls = [p for p in src.list_pulls(max_prs) if keep is None or keep(p)]
     _add_pulls(src, hist, raw_pulls, progress)
     _add_linked_issues(src, hist, progress)
     _add_docs(src, hist)

@@ -62,19 +62,27 @@ class PrRef:
 
 
 def read_git_history(
-    path: Path, repo: str, max_commits: int = 5000, progress: Progress | None = None
+    path: Path, repo: str, max_commits: int = 5000, progress: Progress | None = None, *,
+    since: str | None = None, until: str | None = None, first_parent: bool = False,
 ) -> RepoHistory:
-    """Read up to ``max_commits`` commits reachable from HEAD, their squash/merge PRs and the ADRs at HEAD."""
+    """Read up to ``max_commits`` commits reachable from HEAD, their squash/merge PRs and the ADRs at HEAD.
+
+    ``since``/``until`` (any revision git understands) read only ``since..until`` — the commits to append to
+    a graph that already holds ``since`` (incremental ingest); ``until`` defaults to HEAD, and ADRs are read
+    at ``until``. ``first_parent`` follows the mainline only (what landed, in landing order, as replay walks it).
+    """
     repo = validate_repo(repo)
     if not isinstance(max_commits, int) or max_commits < 1:
         raise InvalidInput(f"max_commits must be a positive integer, got {max_commits!r}")
     top = _work_tree(Path(path))
-    head = _head(top)
+    head = _resolve_rev(top, until, "--until") if until else _head(top)
+    spec = [f"^{_resolve_rev(top, since, '--since')}", head] if since else [head]
     base = github_base_url(_origin_url(top))
     hist = RepoHistory(repo=repo, url=base)
     shallow = _shallow_edges(top)
-    total = int(_git(top, "rev-list", "--count", f"--max-count={max_commits}", head).stdout)
-    for n, commit in enumerate(_read_commits(top, head, max_commits, hist, base), start=1):
+    fp = ["--first-parent"] if first_parent else []
+    total = int(_git(top, "rev-list", "--count", f"--max-count={max_commits}", *fp, *spec).stdout)
+    for n, commit in enumerate(_read_commits(top, spec, max_commits, hist, base, fp), start=1):
         if commit.sha in shallow:
             _drop_shallow_diff(commit, hist.problems)
         hist.commits.append(commit)
@@ -131,6 +139,17 @@ def _work_tree(path: Path) -> Path:
     return Path(lines[1])
 
 
+def _resolve_rev(top: Path, rev: str, what: str) -> str:
+    """A revision given by the user as a full commit sha, or GitSourceError naming the option."""
+    rev = (rev or "").strip()
+    if not rev or rev.startswith("-"):
+        raise InvalidInput(f"{what} needs a revision (a commit sha, tag or branch), got {rev!r}")
+    done = _git(top, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    if done.returncode != 0:
+        raise GitSourceError(f"{what} {rev!r} is not a commit in {top}")
+    return done.stdout.decode().strip()
+
+
 def _head(top: Path) -> str:
     done = _git(top, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
     if done.returncode != 0:
@@ -182,12 +201,13 @@ def _split_stream(stream: IO[bytes], sep: bytes, chunk: int = 1 << 20) -> Iterat
 # --- commits -----------------------------------------------------------------------------------
 
 
-def _read_commits(top: Path, head: str, limit: int, hist: RepoHistory, base: str | None) -> Iterator[Commit]:
+def _read_commits(top: Path, spec: list[str], limit: int, hist: RepoHistory, base: str | None,
+                  extra: list[str] | None = None) -> Iterator[Commit]:
     """Stream ``git log`` once; every commit is a header (between markers) followed by its raw + patch block."""
     token = secrets.token_hex(8)
     mark = f"%x00RG{token}%x00"
     fmt = f"{mark}%H%n%P%n%aN%n%aE%n%ct%n%B{mark}"
-    args = ["log", head, f"-n{limit}", f"--format={fmt}", "--encoding=UTF-8", "--raw", "-p", "-M", "-U3",
+    args = ["log", *spec, *(extra or []), f"-n{limit}", f"--format={fmt}", "--encoding=UTF-8", "--raw", "-p", "-M", "-U3",
             "--inter-hunk-context=0", "--root", "--diff-merges=first-parent", "--no-color", "--no-ext-diff",
             "--no-textconv", "--"]
     with tempfile.TemporaryFile() as err:
@@ -444,3 +464,27 @@ def _added_by_pr(top: Path, head: str, paths: list[str], shallow: set[str], prob
             if raw:  # newest first: the last assignment is the oldest add
                 added[_path(raw, sha.decode(), problems)] = ref.number if ref else None
     return {p: n for p, n in added.items() if n is not None}
+
+
+def landed_with(path: Path, shas: list[str], mainline: set[str], head: str = "HEAD") -> dict[str, str]:
+    """For commits off the mainline (a merged branch's commits), the first-parent commit that brought each in
+    (its merge). A sha git does not know, or one that never reached ``head``, is left out: a squash commit
+    that names its branch's own commits names commits that are not in the history."""
+    top = _work_tree(Path(path))
+    out: dict[str, str] = {}
+    for sha in shas:
+        if not re.fullmatch(r"[0-9a-fA-F]{7,40}", sha):
+            continue
+        full = _git(top, "rev-parse", "--verify", "-q", f"{sha}^{{commit}}", check=False)
+        if full.returncode != 0:
+            continue
+        sha_full = full.stdout.decode().strip()
+        if _git(top, "merge-base", "--is-ancestor", sha_full, head, check=False).returncode != 0:
+            continue
+        # descendants of the commit, oldest first; the first on the mainline is the merge that brought it in
+        # (git 2.39 lets --ancestry-path list branch descendants even with --first-parent, so filter here)
+        done = _git(top, "rev-list", "--ancestry-path", "--reverse", f"{sha_full}..{head}", check=False)
+        first = [x for x in done.stdout.decode().split() if x in mainline][:1]
+        if done.returncode == 0 and first:
+            out[sha] = first[0]
+    return out

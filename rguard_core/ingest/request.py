@@ -23,6 +23,13 @@ class IngestRequest:
     max_commits: int = 5000
     api_url: str | None = None
     record_dir: Path | None = None
+    # incremental ingest (append to the existing graph): git revisions, or a snapshot's merged-at window
+    since: str | None = None
+    until: str | None = None
+    since_pr: int | None = None
+    until_pr: int | None = None
+    merged_after: str | None = None
+    merged_before: str | None = None
 
 
 def run_ingest(store: Store, req: IngestRequest, progress: Callable[[str, int, int], None] | None = None) -> IngestResult:
@@ -50,7 +57,10 @@ def run_ingest(store: Store, req: IngestRequest, progress: Callable[[str, int, i
     if not path.exists():
         raise InvalidInput(f"no such folder: {path}")
     if req.kind == "snapshot":
-        return ingest_snapshot(store, path, repo=req.repo or None, extractor=ex, max_prs=req.max_prs, progress=progress)
+        return ingest_snapshot(store, path, repo=req.repo or None, extractor=ex, max_prs=req.max_prs, progress=progress,
+                               since_pr=req.since_pr, until_pr=req.until_pr, merged_after=req.merged_after,
+                               merged_before=req.merged_before)
     if not req.repo:
         raise InvalidInput("a local git clone needs --repo OWNER/NAME to name its graph")
-    return ingest_git(store, path, req.repo, extractor=ex, max_commits=req.max_commits, progress=progress)
+    return ingest_git(store, path, req.repo, extractor=ex, max_commits=req.max_commits, progress=progress,
+                      since=req.since, until=req.until)

@@ -33,6 +33,7 @@ class Proposal:
     decision: Candidate | None = None
     alternatives: list[Candidate] = field(default_factory=list)
     claims: list[Candidate] = field(default_factory=list)
+    why: str = ""  # why the decision was extracted (stored as Decision.extracted_because): cue words, title, ADR, llm
 
 
 class Extractor(Protocol):

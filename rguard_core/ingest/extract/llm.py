@@ -75,7 +75,7 @@ def parse_proposal(data: Any, role: Role) -> Proposal:
         return Proposal(alternatives=alternatives, claims=claims)
     raw_decision = data.get("decision")
     decision = None if raw_decision is None else _candidate(raw_decision, "decision", claim=False)
-    return Proposal(decision=decision, alternatives=alternatives, claims=claims)
+    return Proposal(decision=decision, alternatives=alternatives, claims=claims, why="llm" if decision else "")
 
 
 def _items(data: dict[str, Any], key: str) -> list[Any]:

@@ -48,20 +48,24 @@ class OfflineExtractor:
         scored = [x for x in scored if x[0] > 0]
         title = doc.title.strip()
         decision: Candidate | None
+        claims = [Candidate(s.text, s.text, "rationale") for s in body if _REASON.search(s.text) and s.text not in alt_texts]
         if scored and (max(scored)[0] >= 4 or not title):
             best = max(scored)[2]
             decision = Candidate(quote=best.text, summary=title or best.text)
+            cues = list(dict.fromkeys(m.group(0).strip().lower() for m in _DECISION.finditer(best.text)))[:3]
+            why = "cue words: " + ", ".join(cues)
         elif title and doc.text.startswith(title):
             decision = Candidate(quote=title, summary=title)
+            why = f"{doc.kind} title with rationale" if claims else f"{doc.kind} title (no stated rationale)"
         else:
             first = body[0] if body else (sents[0] if sents else None)
             decision = Candidate(quote=first.text, summary=title or first.text) if first else None
-        claims = [Candidate(s.text, s.text, "rationale") for s in body if _REASON.search(s.text) and s.text not in alt_texts]
+            why = "first sentence"
         if decision and title and decision.quote != title and doc.text.startswith(title):
             claims.insert(0, Candidate(title, title, "rationale"))
         if not claims and decision:
             claims = [Candidate(decision.quote, decision.summary, "rationale")]
-        return Proposal(decision=decision, alternatives=alts, claims=claims[:6])
+        return Proposal(decision=decision, alternatives=alts, claims=claims[:6], why=why)
 
     def _claims(self, doc: SourceDoc, sents: list[Sentence]) -> list[Candidate]:
         out: list[Candidate] = []
@@ -100,4 +104,5 @@ def _adr(doc: SourceDoc, sents: list[Sentence]) -> Proposal:
     if not claims and decision:
         claims = [Candidate(decision.quote, decision.summary, "rationale")]
     alts = [Candidate(s.text, s.text) for s in options[:5]]
-    return Proposal(decision=decision, alternatives=alts, claims=claims)
+    why = "ADR: its Decision section" if decided else "ADR: its first sentence"
+    return Proposal(decision=decision, alternatives=alts, claims=claims, why=why)
