@@ -199,6 +199,7 @@ class OfflineJudge:
         self._pr_lines: dict[tuple[str, str], dict[str, DecisionLine]] = {}
         self._vocab: dict[str, Counter[str]] = {}  # path -> in how many candidates' changes each token occurs
         self._writers: dict[str, dict[str, set[int]]] = {}  # path -> added line -> candidate changes adding it
+        self._total: tuple[dict[str, ChangeSet], float] | None = None  # the diff's whole code change, once
 
     def prepare(self, infos: list[DecisionInfo]) -> None:
         """Count, per file, how many of the candidate decisions' changes use each token (their context too):
@@ -221,8 +222,10 @@ class OfflineJudge:
         if not local and info.patches:
             local, remote = self._overlaps(diff_sets, info, same_path=False), True
         edits = [] if remote else self._edits(diff_sets, info)
+        if self._total is None or self._total[0] is not diff_sets:
+            self._total = (diff_sets, _total_w(diff_sets))
         case = Case(diff_sets, info, local, remote, edits, _named(diff_sets, info), self._vocab, self,
-                    total_w=_total_w(diff_sets), decision_w=self._decision_w(info))
+                    total_w=self._total[1], decision_w=self._decision_w(info))
         found = [e for r in RULES if (e := r.detect(case)) is not None]
         return policy(found, standing)
 
