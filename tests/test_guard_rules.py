@@ -45,6 +45,15 @@ def test_exact_revert_is_rev1_whatever_the_decision_says() -> None:
     assert "put back as they were" in dict(j.rules)["REV1"]
 
 
+def test_code_moved_to_another_file_is_no_revert() -> None:
+    old = "def keep():\n    return 1\n"
+    new = old + "\n\ndef helper(raw):\n    parsed = parse_strict(raw, schema=SCHEMA)\n    return parsed\n"
+    dec = info({"svc/a.py": patch(old, new)})
+    moved = diff("svc/a.py", new, old) + diff("svc/b.py", "", new[len(old) + 2:])
+    assert not {"REV1", "REV2"} & set(ids(run(moved, dec)))
+    assert "REV1" in ids(run(diff("svc/a.py", new, old), dec))  # the same deletion alone takes it out
+
+
 def test_partial_revert_of_one_hunk_is_rev2() -> None:
     dec = info({"svc/codec.py": patch(OLD, NEW)})
     half = NEW.replace("json.dumps(obj, default=str, sort_keys=True)", "json.dumps(obj)")

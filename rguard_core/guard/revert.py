@@ -84,12 +84,15 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
     rev_got = two_way = hunks = 0
     paths: list[str] = []
     seen: set[int] = set()
+    moved = _moved(diff_sets)
     for path, cs in diff_sets.items():
         if path not in patches or id(cs) in seen:
             continue
         seen.add(id(cs))
         d_rem, d_add = cs.once("rev.lines", partial(_telling_lines, cs, path))
-        d_rem, d_add = Counter(d_rem), Counter(d_add)  # consumed below
+        # consumed below; a line the diff moves to another file is neither taken out nor put back
+        d_rem = Counter({x: n for x, n in d_rem.items() if x not in moved})
+        d_add = Counter({x: n for x, n in d_add.items() if x not in moved})
         changed += sum(d_rem.values()) + sum(d_add.values())
         file_got = 0
         for h in change_hunks(patches[path], path):
@@ -115,6 +118,25 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
     if two_way >= PARTIAL_MIN_LINES and two_way >= PARTIAL_COVER * changed:
         return RevertEvidence(False, two_way, need, two_way / changed, hunks, tuple(paths))
     return None
+
+
+def _moved(diff_sets: dict[str, ChangeSet]) -> frozenset[str]:
+    """Lines the diff removes from one file and adds to another (code moved between files)."""
+    sets = list({id(c): c for c in diff_sets.values()}.values())
+    if len(sets) < 2:
+        return frozenset()
+    first = sets[0]
+    return first.once("rev.moved", lambda: _moved_lines(sets))  # type: ignore[no-any-return]
+
+
+def _moved_lines(sets: list[ChangeSet]) -> frozenset[str]:
+    out: set[str] = set()
+    for i, a in enumerate(sets):
+        rem = {norm(x) for x in a.removed_lines}
+        for j, b in enumerate(sets):
+            if i != j:
+                out |= rem & {norm(x) for x in b.added_lines}
+    return frozenset(out)
 
 
 def _telling_lines(cs: ChangeSet, path: str) -> tuple[Counter[str], Counter[str]]:
