@@ -101,6 +101,17 @@ def test_a_few_decision_lines_in_a_large_change_are_related_not_contradicts() ->
     assert j.label == "related" and "S3" in ids(j), j
 
 
+def test_a_number_the_decision_set_retuned_is_related_unless_its_words_name_it() -> None:
+    """S5: the decision retuned 100 -> 500, the diff retunes 500 -> 800: a setting changed again, not the
+    decision undone; named by its words, it warns (a value the decision introduced: test_guard_decisive)."""
+    old, new = "def page(q):\n    return q.take(100)\n", "def page(q):\n    return q.take(500)\n"
+    tuned = "def page(q):\n    return q.take(800)\n"
+    j = run(diff("svc/page.py", new, tuned), info({"svc/page.py": patch(old, new)}, quote="Pages hold more rows."))
+    assert j.label == "related" and "S5" in ids(j), j
+    named = info({"svc/page.py": patch(old, new)}, quote="A page holds exactly 500 rows, never more.")
+    assert run(diff("svc/page.py", new, tuned), named).label == "contradicts"
+
+
 def test_policy_table_covers_every_rule_and_records_why() -> None:
     assert set(POLICY) == {r.id for r in RULES} and len(RULES) == len(POLICY)
     assert all(POLICY[r] in ("contradicts", "related") for r in POLICY)

@@ -67,6 +67,7 @@ class DecisionLine:
     # a string the decision edited (not wrote): its own and cut positions among the string's inner tokens
     inner: dict[int, tuple[set[int], set[int]]] = field(default_factory=dict)
     guard: bool = False  # an exit the decision wrote as a guard: raise/throw, or right after a condition it added
+    edited: bool = False  # the decision edited an older line into this one (not written from scratch)
 
     @property
     def condition(self) -> bool:
@@ -86,6 +87,7 @@ class LineEdit:
     inserted: list[str] = field(default_factory=list)  # added inside a condition the decision wrote
     exit_removed: bool = False  # the line was a raise/return/throw/break/continue and is gone
     path: str = ""
+    edited_line: bool = False  # the decision line was itself an edit of an older line
 
     @property
     def tokens(self) -> list[str]:
@@ -117,7 +119,7 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
                      if tag == "replace" and i2 - i1 == j2 - j1
                      for k, (x, y) in enumerate(zip(map(literal_body, rt[i1:i2]), map(literal_body, at[j1:j2]),
                                                     strict=True)) if x is not None and y is not None}
-            out[key] = DecisionLine(at, own, cuts, inner, guard=guard)
+            out[key] = DecisionLine(at, own, cuts, inner, guard=guard, edited=True)
     return out
 
 
@@ -154,6 +156,7 @@ def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dic
             gone[key] -= 1
             j = by_rem.get(i)
             edit = _edit(dl, r, add[j] if j is not None else None, renames or diff.renames)
+            edit.edited_line = dl.edited
             edit.taken = [t for t in edit.taken if diff.removed[t] > 0]
             edit.put_back = [t for t in edit.put_back if diff.added[t] > 0]
             edit.inserted = [t for t in edit.inserted if diff.added[t] > 0]

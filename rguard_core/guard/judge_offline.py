@@ -152,6 +152,7 @@ class Evidence:
     named: bool = False
     decision_share: float | None = None  # what it found over the decision's own code change in these files
     literal: bool = False  # a literal or number is among what it found
+    retune: bool = False  # only numbers the decision wrote, replaced by other numbers (S5)
 
 
 @dataclass
@@ -529,9 +530,15 @@ def _decisive(case: Case) -> Evidence | None:
                                  f"puts {_list(back)} where the decision cut code" if back else "",
                                  f"adds {_list(into)} to a condition the decision wrote" if into else "") if x)
     rule = ("D4" if any(e.exit_removed for e in edits) else "D2" if back else "D1" if taken else "D3")
+    took = [t for e in edits for t in e.taken if is_specific(t)]
+    put = [t for e in edits for t in e.replaced_by + e.inserted if is_specific(t)]
+    # numbers only (a query or a key format in a string is behaviour, B3), on lines where the decision itself
+    # changed an older value: a setting retuned again. A value the decision introduced stays its own (D1)
+    retune = (rule == "D1" and not hit and bool(took) and bool(put) and all(t[0].isdigit() for t in took + put)
+              and all(e.edited_line for e in edits if e.taken))  # the decision itself retuned those numbers
     return Evidence(rule, min(score, 1.0), f"the diff rewrites {len(edits)} line(s) the decision's change wrote: "
                                            f"{what} ({cov:.0%} of the diff's change)", w / case.total_w, bool(hit),
-                    w / case.decision_w, any(_is_literal(t) for t in taken + back))
+                    w / case.decision_w, any(_is_literal(t) for t in taken + back), retune)
 
 
 def _only(rule: str) -> Detector:
@@ -690,7 +697,8 @@ POLICY: dict[str, Label] = {r.id: r.label for r in RULES}
 # Exact and partial reverts (REV1/REV2), flips, ADR and document rules carry no share and are never demoted.
 FOCUS_MIN = 0.15
 FOCUS_NAMED = 0.1  # the decision's own words name what the diff changes
-FOCUS_RULE = "S3"
+FOCUS_RULE = "S3"  # S4 (decision share) is reported under the same id's sentence
+RETUNE_RULE = "S5"
 # ...and of the decision: a few lines of a change that rewrote a whole module are not what it decided
 DECISION_SHARE_MIN = 0.05
 STANDING_RULE = "S1"  # a decision that no longer stands is at most related
@@ -700,7 +708,10 @@ RELATED_MAX = 0.45
 
 def focused(e: Evidence) -> bool:
     """A real part of the diff (S3), and a real part of what the decision's change did (S4) unless the diff
-    is nearly all that one literal put back or taken out (a pinpoint edit of a value the decision set)."""
+    is nearly all that one literal put back or taken out (a pinpoint edit of a value the decision set); and
+    not a value the decision set tuned to another one its words do not name (S5)."""
+    if e.retune:
+        return False
     pinpoint = e.literal and e.share is not None and e.share >= PINPOINT_COVERAGE
     return (e.share is None or e.share >= (FOCUS_NAMED if e.named else FOCUS_MIN)) and (
         e.decision_share is None or e.decision_share >= DECISION_SHARE_MIN or pinpoint)
@@ -726,10 +737,13 @@ def policy(found: list[Evidence], standing: bool) -> Judgement:
         dshare = max(e.decision_share or 0.0 for e in unfocused)
         why = (f"an edit of code the decision wrote ({share:.0%} of the diff's change, {dshare:.0%} of the "
                f"decision's): not its undo")
+        if all(e.retune for e in unfocused):
+            why = "numbers the decision set, set to other numbers its words do not name: a retune, not an undo"
         reason = "; ".join(dict.fromkeys(e.why for e in unfocused)) + f"; {why}"
         score = min(RELATED_MAX, max([e.score for e in related] + [0.3]))
         return Judgement("related", round(score, 4), reason,
-                         (*((e.rule, e.why) for e in unfocused), (FOCUS_RULE, why)))
+                         (*((e.rule, e.why) for e in unfocused),
+                          (RETUNE_RULE if all(e.retune for e in unfocused) else FOCUS_RULE, why)))
     if related:
         best = max(related, key=lambda e: e.score)
         return Judgement("related", round(best.score, 4), "; ".join(dict.fromkeys(e.why for e in related)),
