@@ -1,5 +1,5 @@
 """The offline judge's rule registry: exact and partial reverts (REV1/REV2), the focus gates (S3/S4), the
-paraphrase rules (I1, C1), and the guard finding a reverted change that the recency limits would drop.
+paraphrase rules (E1, C1), and the guard finding a reverted change that the recency limits would drop.
 
 Pure tests run the real parser, token code and OfflineJudge on hand-made diffs; the retrieval test ingests a
 made-up history into the real embedded FalkorDB."""
@@ -124,14 +124,14 @@ LAZY_OLD = "import numpy\n\n\ndef mean(xs):\n    return numpy.mean(xs)\n"
 LAZY_DEC = "def mean(xs):\n    import numpy\n\n    return numpy.mean(xs)\n"
 
 
-def test_eager_import_of_a_lazy_one_is_i1() -> None:
+def test_eager_import_of_a_lazy_one_is_e1() -> None:
     dec = info({"lib/stats.py": patch(LAZY_OLD, LAZY_DEC)}, quote="Import numpy lazily: start-up time.")
     eager = "import numpy\n\n\ndef mean(xs):\n    return numpy.mean(xs)\n\n\ndef total(xs):\n    return numpy.sum(xs)\n"
     j = run(diff("lib/stats.py", LAZY_DEC, eager), dec)
-    assert j.label == "contradicts" and "I1" in ids(j)
+    assert j.label == "contradicts" and "E1" in ids(j)
     # an import the decision never moved is nothing
     other = LAZY_DEC + "\n\nimport json\n"
-    assert "I1" not in ids(run(diff("lib/stats.py", LAZY_DEC, other), dec))
+    assert "E1" not in ids(run(diff("lib/stats.py", LAZY_DEC, other), dec))
 
 
 STR_OLD = "def coerce(v):\n    return int(v)\n"

@@ -602,8 +602,8 @@ def g1_unguarded(case: Case) -> Evidence | None:
                                f"before them (`{u.guard}`)", share)
 
 
-def i1_eager(case: Case) -> Evidence | None:
-    """I1: an import the decision made lazy (moved into a function) imported at module level again."""
+def e1_eager(case: Case) -> Evidence | None:
+    """E1: an import the decision made lazy (moved into a function) imported at module level again."""
     if case.remote:
         return None
     for path, cs in case.diff_sets.items():
@@ -611,7 +611,7 @@ def i1_eager(case: Case) -> Evidence | None:
             words = " ".join((case.info.quote, case.info.summary, case.info.source_title))
             found = eager_imports(cs, _lazy(case.info.patches[path], words))
             if found:
-                return Evidence("I1", 0.6, f"the diff imports `{found[0].module}` at module level again "
+                return Evidence("E1", 0.6, f"the diff imports `{found[0].module}` at module level again "
                                            f"(`{found[0].line}`); the decision's change made that import lazy")
     return None
 
@@ -685,7 +685,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("G1", "contradicts", "guarded code written again without the guard", g1_unguarded),
     JudgeRule("A1", "contradicts", "the ADR's status withdrawn", a1_withdrawn),
     JudgeRule("A2", "contradicts", "the decision's own words taken out of its document", a2_text),
-    JudgeRule("I1", "contradicts", "an import the decision made lazy imported at module level again", i1_eager),
+    JudgeRule("E1", "contradicts", "an import the decision made lazy imported at module level again", e1_eager),
     JudgeRule("C1", "contradicts", "what the decision's words allow, the diff rejects", c1_rejected),
     JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
     JudgeRule("L2", "related", "test code the decision added undone", l2_tests),

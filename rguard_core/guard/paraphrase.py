@@ -1,6 +1,6 @@
 """Paraphrased undos: the same intent undone with other code, read from the decision's change and words.
 
-  I1  lazy import made eager: the decision's change moved an import into a function (it took a top-level
+  E1  lazy import made eager: the decision's change moved an import into a function (it took a top-level
       ``import m`` / ``from m import x`` out, or added an indented one); the diff adds that import at module
       level again
   C1  a permission revoked: the decision's words allow/accept/support a code name (``str``, ``None``,
@@ -67,7 +67,7 @@ def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str
 
 
 def eager_imports(diff: ChangeSet, lazy: set[str] | frozenset[str]) -> list[EagerImport]:
-    """I1: module-level imports the diff adds of modules the decision made lazy (raw hunk lines: moving an
+    """E1: module-level imports the diff adds of modules the decision made lazy (raw hunk lines: moving an
     import out of a function is a move by text, which the net change set does not show)."""
     if not lazy:
         return []
