@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt pyproject.toml | cksum | cut -d' ' -f1)
 PORT ?= 8501
 
-.PHONY: run test lint setup seed e2e bench clean
+.PHONY: run test lint setup seed e2e bench clean test-server
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || "$$(scripts/find_python312.sh)" -m venv $(VENV)
@@ -27,6 +27,15 @@ lint: $(STAMP)
 
 test: lint
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The memory, guard, ingest and view tests against a standalone FalkorDB server (FALKORDB_URL) with the official
+# image's 10,000-row result cap, started from the bundled binaries; tests/test_server_mode.py (in `make test`)
+# covers a 50-row cap, a replica and a password.
+test-server: $(STAMP)
+	RGUARD_TEST_SERVER=1 $(PY) -m pytest -q -p no:cacheprovider -m "not realdata" tests/test_memory_corrections.py \
+	  tests/test_memory_region.py tests/test_memory_scenario.py tests/test_memory_crash.py tests/test_memory_concurrency.py \
+	  tests/test_memory_cli.py tests/test_guard_pipeline.py tests/test_guard_feedback.py tests/test_guard_seed.py \
+	  tests/test_ingest_pipeline.py tests/test_views.py tests/test_db.py
 
 # Browser tests: the app on the demo seed, driven in headless Debian Chromium (installed here when missing).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
-from ui.common import get_store
+from ui.common import get_store, set_url_param, url_param
 
-st.set_page_config(page_title="RGuard", page_icon=":material/shield:", layout="wide")
+# a local icon: a :material/...: page icon makes the browser fetch the favicon from a remote font host
+ICON = Path(__file__).resolve().parent / "ui" / "static" / "rguard.png"
+st.set_page_config(page_title="RGuard", page_icon=str(ICON), layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),
     st.Page("pages/ingest.py", title="Ingest", icon=":material/download:"),
     st.Page("pages/decision_graph.py", title="Decision graph", icon=":material/hub:"),
+    st.Page("pages/code_map.py", title="Code map", icon=":material/account_tree:"),
     st.Page("pages/guard.py", title="Guard", icon=":material/shield:"),
     st.Page("pages/corrections.py", title="Corrections", icon=":material/edit_note:"),
     st.Page("pages/eval.py", title="Eval", icon=":material/analytics:"),
@@ -36,10 +41,31 @@ def sidebar() -> None:
             st.caption("No repositories ingested yet.")
             st.session_state.pop("repo", None)
             return
-        current = st.session_state.get("repo")
-        if current not in repos:
-            current = DEMO_REPO if DEMO_REPO in repos else repos[0]
-        st.session_state["repo"] = st.selectbox("Repository", repos, index=repos.index(current), key="repo_picker")
+        pick_repository(repos)
+
+
+# Session keys that belong to one repository: searches, picks, previews, verdicts, filters. A new repository
+# starts from a clean page rather than from the last one's state.
+PER_REPO = ("corr_", "q_", "lift_", "undo_", "fb_", "guard_run", "guard_flash", "dg_", "eval_guard")
+
+
+def pick_repository(repos: list[str]) -> None:
+    """The sidebar picker: follows a fresh ingest, opens the repository named in the URL (?repo=), and keeps the
+    choice in the URL so a reload or a shared link shows the same repository."""
+    current = st.session_state.get("repo")
+    pending = st.session_state.pop("repo_next", None)  # set by the Ingest page after a successful ingest
+    linked = url_param("repo")
+    if pending in repos:
+        st.session_state["repo_picker"] = pending
+    elif st.session_state.get("repo_picker") not in repos:
+        fallback = current if current in repos else DEMO_REPO if DEMO_REPO in repos else repos[0]
+        st.session_state["repo_picker"] = linked if linked in repos else fallback
+    chosen = st.selectbox("Repository", repos, key="repo_picker")
+    if current is not None and chosen != current:
+        for key in [k for k in st.session_state if str(k).startswith(PER_REPO)]:
+            del st.session_state[key]
+    st.session_state["repo"] = chosen
+    set_url_param("repo", chosen)
 
 
 sidebar()

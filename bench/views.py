@@ -19,6 +19,7 @@ from typing import Any
 
 from rguard_core.config import Settings
 from rguard_core.db import Store, open_store
+from rguard_core.focus import decision_rows, focus_view, overview_view, search
 from rguard_core.ingest.pipeline import ingest_snapshot
 from rguard_core.node_detail import blast_radius, node_detail
 from rguard_core.views import ViewFilter, build_view
@@ -79,6 +80,12 @@ def measure(store: Store, repeat: int) -> dict[str, Any]:
     out["blast_radius_of_issue"]["decisions"] = len(b.decisions)
     out["why"], ans = timed(lambda: why(store, REPO, "why do we use a per-tenant lock instead of a global lock?"), repeat)
     out["why"].update(mode=ans.mode, decisions=len(ans.decisions))
+    out["overview_by_directory"], ov = timed(lambda: overview_view(store, REPO), repeat)
+    out["overview_by_directory"].update(nodes=len(ov.nodes), decisions=ov.decisions_total)
+    out["search_by_number"], hits = timed(lambda: search(store, REPO, f"#{decision.rsplit(':', 1)[-1]}"), repeat)
+    out["focus_2_hops"], fv = timed(lambda: focus_view(store, REPO, decision, 2), repeat)
+    out["focus_2_hops"]["nodes"] = len(fv.nodes)
+    out["list_500_rows"], _ = timed(lambda: decision_rows(store, REPO, ov.hidden[:500]), repeat)
     return out
 
 

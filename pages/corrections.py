@@ -1,4 +1,8 @@
-"""Corrections: find a claim, decision or source; preview what depends on it; apply with a revision check."""
+"""Corrections: find a claim, decision or source; preview what depends on it; confirm with a revision check; undo.
+
+Every selection is keyed by the node's id (never a list position), every form names the id and title it acts
+on, and every write re-checks that id's revision in the graph: what is shown is what is acted on.
+"""
 
 from __future__ import annotations
 
@@ -6,124 +10,251 @@ import pandas as pd
 import streamlit as st
 
 from rguard_core.db import Graph
-from rguard_core.errors import ConflictError, RGuardError, StaleCorrectionPreview
-from rguard_core.memory import apply_correction, preview_correction, quarantine_source
-from rguard_core.memory.browse import Target, history, search_targets
-from ui.common import get_store, guarded, selected_repo
+from rguard_core.errors import RGuardError, StaleCorrectionPreview
+from rguard_core.labels import labels as node_labels
+from rguard_core.memory import (
+    StepReport,
+    apply_correction,
+    lift_quarantine,
+    preview_correction,
+    preview_lift,
+    preview_quarantine,
+    preview_undo,
+    quarantine_source,
+    undo,
+)
+from rguard_core.memory.browse import HistoryEntry, Target, history, search_targets, titles
+from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param
+from ui.evidence import md, visible
 
 st.title("Corrections")
-st.caption("Say a claim is wrong or a source is bad: see exactly what rests on it first, then apply. "
-           "Decisions that keep other support are not flagged; what fell is kept, marked, and never served.")
+st.caption("Say a claim is wrong or a source is bad: preview exactly what rests on it, then confirm. Decisions that "
+           "keep other support are not flagged; what fell is kept, marked, and never served. Every step can be "
+           "undone, as a new entry in the history.")
 
 store = get_store()
 repo = selected_repo()
 workspaces = store.list_workspaces()
 scopes = ([f"repository · {repo}"] if repo else []) + [f"workspace · {w}" for w in workspaces]
 if not scopes:
-    st.info("Nothing to correct yet: ingest a repository or run `python -m rguard_core seed`.")
+    st.info("Nothing to correct yet: ingest a repository on the Ingest page, or load the demo repository.")
     st.stop()
 scope = st.selectbox("Memory", scopes, key="corr_scope")
+if st.session_state.get("corr_scope_seen") not in (None, scope):
+    for k in ("corr_query", "corr_pick", "corr_preview", "q_preview", "lift_preview", "undo_preview"):
+        st.session_state.pop(k, None)  # a different memory: the old search and previews do not apply
+st.session_state["corr_scope_seen"] = scope
 kind, _, name = scope.partition(" · ")
 graph: Graph = store.repo_graph(name) if kind == "repository" else store.workspace_graph(name)
 
+linked = url_param("node")  # a node linked in the URL (?node=ID) opens as the target
+if linked and not st.session_state.get("corr_query"):
+    st.session_state["corr_query"] = linked
 query = st.text_input("Find a claim, decision or source (words or an exact id)", key="corr_query",
                       placeholder="unknown cost · invoice paid · pr:20")
 targets: list[Target] = (guarded(search_targets, graph, query) or []) if query.strip() else []
 if query.strip() and not targets:
-    st.warning("Nothing matches. Try other words, or an exact id such as `claim:…` or `pr:12`.")
+    st.warning("Nothing matches. Try other words, or an exact id such as claim:… or pr:12.")
+
+
+def label_of(t: Target) -> str:
+    return visible(f"{t.kind} · {t.status} · {' '.join(t.text.split())[:90]}  ({t.id})")
+
 
 target: Target | None = None
 if targets:
-    labels = [f"{t.kind} · {t.status} · {t.text[:90]}  ({t.id})" for t in targets]
-    pick = st.selectbox("Target", range(len(targets)), format_func=lambda i: labels[i], key="corr_pick")
-    target = targets[pick]
+    by_id = {t.id: t for t in targets}
+    pick = st.selectbox("Target", list(by_id), format_func=lambda i: label_of(by_id[i]), key="corr_pick")
+    target = by_id.get(pick or "")
+    set_url_param("node", target.id if target else None)
 
 
-def show_report(rep: dict, title: str) -> None:  # type: ignore[type-arg]
-    st.markdown(f"**{title}**")
-    rows = ([("claim falls", c) for c in rep.get("claims_fall", rep.get("fell_claims", []))]
-            + [("decision loses its last support", d) for d in rep.get("decisions_lose_support", rep.get("fell_decisions", []))]
-            + [("decision keeps other support (not flagged)", d) for d in rep.get("decisions_keep_support", rep.get("kept_decisions", []))]
-            + [(f"decision labelled {lbl}", d) for d, lbl in (rep.get("labels") or rep.get("labelled") or {}).items()]
-            + [("action held", a) for a in rep.get("actions_held", rep.get("held", []))]
-            + [("action needs compensation", a) for a in rep.get("actions_compensate", rep.get("compensate", []))])
-    if rows:
-        st.dataframe(pd.DataFrame(rows, columns=["effect", "id"]), hide_index=True, use_container_width=True)
-    else:
-        st.success("Nothing else depends on it: no claim falls, no decision is flagged, no action is held.")
+def names(ids: list[str]) -> dict[str, str]:
+    return guarded(titles, graph, ids) or {}
 
 
-if target is not None and target.kind == "claim":
-    st.subheader("Correct this claim")
-    st.write(f"> {target.text}")
-    if target.status != "holds":
-        st.info(f"This claim is {target.status}; correct its replacement instead, if any.")
+def show_report(rep: StepReport, title: str) -> None:
+    """A step's effects, one row per node, with its title: a typed report, so nothing can be silently missed."""
+    st.markdown(f"**{md(title)}**")
+    rows = ([("claim falls", c) for c in rep.fell_claims]
+            + [("decision loses its last support", d) for d in rep.fell_decisions]
+            + [("decision keeps other support (not flagged)", d) for d in rep.kept_decisions]
+            + [("claim restored", c) for c in rep.restored_claims]
+            + [("decision restored", d) for d in rep.restored_decisions]
+            + [(f"decision labelled {lbl}", d) for d, lbl in rep.labelled.items()]
+            + [("action held", a) for a in rep.held]
+            + [("action needs compensation", a) for a in rep.compensate]
+            + [("action active again", a) for a, s in rep.actions.items() if s == "active"])
+    if not rows:
+        st.success("Nothing else depends on it: no claim falls or returns, no decision is flagged, no action changes.")
+        return
+    text = names([i for _, i in rows])
+    st.dataframe(pd.DataFrame([{"effect": e, "id": i, "what": visible(text.get(i, ""))} for e, i in rows]),
+                 hide_index=True, width="stretch")
+
+
+def header(t: Target, verb: str) -> None:
+    st.subheader(verb)
+    st.markdown(f"{md(t.kind)} **{md(t.id)}** · status {md(t.status)} · revision {t.revision or 0}")
+    st.markdown(f"> {md(t.text) or '(no text)'}")
+
+
+def conflict(e: RGuardError, key: str) -> None:
+    st.error(f"Conflict: {e}. Nothing was written." if isinstance(e, StaleCorrectionPreview) else page_message(e))
+    st.session_state.pop(key, None)
+    st.button("Preview again", key=f"{key}_again")
+
+
+def correct_form(t: Target) -> None:
+    header(t, "Correct this claim")
+    if t.status != "holds":
+        st.info(f"This claim is {t.status}; correct its replacement instead, if any.")
     new_text = st.text_area("What is actually true (your own words; they become the new claim's evidence)",
                             key="corr_text")
     by = st.text_input("Your name or login", key="corr_by")
-    if st.button("Preview correction", key="corr_preview_btn"):
+    if st.button(f"Preview correction of {t.id}", key="corr_preview_btn"):
         try:
-            st.session_state["corr_preview"] = preview_correction(graph, target.id, new_text, by)
+            st.session_state["corr_preview"] = preview_correction(graph, t.id, new_text, by)
         except RGuardError as e:
             st.session_state.pop("corr_preview", None)
-            st.error(str(e))
+            st.error(page_message(e))
     preview = st.session_state.get("corr_preview")
-    if preview is not None and preview.claim == target.id:
-        show_report(preview.as_dict(), f"If applied (previewed at claim revision {preview.revision})")
-        if st.button(f"Apply correction (revision {preview.revision})", type="primary", key="corr_apply_btn"):
-            try:
-                res = apply_correction(graph, target.id, preview.new_statement, preview.by, preview=preview)
-            except StaleCorrectionPreview as e:
-                st.error(f"Conflict: {e}")
-                st.button("Preview again", key="corr_again")  # a rerun recomputes the preview form
-                st.session_state.pop("corr_preview", None)
-            except (ConflictError, RGuardError) as e:
-                st.error(str(e))
-            else:
-                st.session_state.pop("corr_preview", None)
-                verb = "Applied" if res.status == "applied" else "Already applied"
-                st.success(f"{verb}: {res.claim} is superseded by {res.replacement}, citing the reviewer's "
-                           f"own words ({res.source}).")
-                show_report(res.as_dict(), "What changed")
-
-
-
-def quarantine_form(target: Target) -> None:
-    st.subheader("Quarantine this source")
-    st.write(f"`{target.id}` — {target.text}")
-    if target.status == "quarantined":
-        st.info("Already quarantined; see its incident in the history below.")
+    if preview is None or preview.claim != t.id:
         return
-    reason = st.text_input("Reason (spam, forged, retracted …)", key="q_reason")
-    q_by = st.text_input("Your name or login", key="q_by")
-    if st.button("Quarantine", type="primary", key="q_btn"):
-        res = guarded(quarantine_source, graph, target.id, reason, q_by)
-        if res is None:
+    show_report(preview.report, f"If applied to {t.id} (previewed at claim revision {preview.revision})")
+    if st.button(f"Apply correction to {t.id} (revision {preview.revision})", type="primary", key="corr_apply_btn"):
+        try:
+            res = apply_correction(graph, t.id, preview.new_statement, preview.by, preview=preview)
+        except RGuardError as e:
+            conflict(e, "corr_preview")
             return
-        if res.already_quarantined:
-            st.info(f"{target.id} was already quarantined (incident {res.incident}).")
-        else:
-            st.success(f"Quarantined {target.id} (incident {res.incident}).")
-            show_report(res.as_dict(), "What fell")
+        st.session_state.pop("corr_preview", None)
+        verb = "Applied" if res.status == "applied" else "Already applied"
+        st.success(f"{verb}: {res.claim} is superseded by {res.replacement}, citing the reviewer's own words "
+                   f"({res.source}). Undo it from the history below.")
+        show_report(res.report, "What changed")
 
 
+def quarantine_form(t: Target) -> None:
+    header(t, "Quarantine this source")
+    reason = st.text_input("Reason (spam, forged, retracted …)", key="q_reason")
+    by = st.text_input("Your name or login", key="q_by")
+    if st.button(f"Preview quarantine of {t.id}", key="q_preview_btn"):
+        try:
+            st.session_state["q_preview"] = preview_quarantine(graph, t.id)
+        except RGuardError as e:
+            st.session_state.pop("q_preview", None)
+            st.error(page_message(e))
+    preview = st.session_state.get("q_preview")
+    if preview is None or preview.source != t.id:
+        return
+    with st.container(border=True):
+        show_report(preview.report, f"Blast radius of quarantining {t.id} (source revision {preview.revision})")
+        c1, c2 = st.columns([3, 1])
+        confirm = c1.button(f"Confirm: quarantine {t.id}", type="primary", key="q_btn")
+        if c2.button("Cancel", key="q_cancel"):
+            st.session_state.pop("q_preview", None)
+            st.rerun()
+    if not confirm:
+        return
+    if not by.strip():
+        st.error("Say who you are (your name or login) before confirming.")
+        return
+    try:
+        res = quarantine_source(graph, t.id, reason, by.strip(), preview=preview)
+    except RGuardError as e:
+        conflict(e, "q_preview")
+        return
+    st.session_state.pop("q_preview", None)
+    if res.already_quarantined:
+        st.info(f"{t.id} was already quarantined (incident {res.incident}).")
+        return
+    st.success(f"Quarantined {t.id} (incident {res.incident}). Lift it here or undo it from the history.")
+    show_report(res.report, "What changed")
+
+
+def lift_form(t: Target) -> None:
+    header(t, "Lift this source's quarantine")
+    reason = st.text_input("Why it can be trusted again", key="lift_reason")
+    by = st.text_input("Your name or login", key="lift_by")
+    if st.button(f"Preview lifting {t.id}", key="lift_preview_btn"):
+        try:
+            st.session_state["lift_preview"] = preview_lift(graph, t.id)
+        except RGuardError as e:
+            st.session_state.pop("lift_preview", None)
+            st.error(page_message(e))
+    preview = st.session_state.get("lift_preview")
+    if preview is None or preview.target.about != t.id:
+        return
+    show_report(preview.report, f"If lifted (incident {preview.target.id}, revision {preview.revision})")
+    if st.button(f"Confirm: lift quarantine of {t.id}", type="primary", key="lift_btn"):
+        try:
+            res = lift_quarantine(graph, t.id, by, reason, preview=preview)
+        except RGuardError as e:
+            conflict(e, "lift_preview")
+            return
+        st.session_state.pop("lift_preview", None)
+        st.success(f"Lifted the quarantine of {t.id} (audit entry {res.undo}); incident {res.target} is kept.")
+        show_report(res.report, "What changed")
+
+
+if target is not None and target.kind == "claim":
+    correct_form(target)
 if target is not None and target.kind == "source":
-    quarantine_form(target)
-
+    (lift_form if target.status == "quarantined" else quarantine_form)(target)
 if target is not None and target.kind == "decision":
-    st.subheader("Decision")
-    st.write(f"`{target.id}` — {target.text} · status **{target.status}**")
+    header(target, "Decision")
     st.caption("To correct a decision, correct a claim it rests on (search for it above) or quarantine its "
-               "source; to dispute a guard finding, use the feedback buttons on the Guard page.")
+               "source; to dispute a guard finding, use the feedback on the Guard page.")
+
+
+def undo_section(entries: list[HistoryEntry]) -> None:
+    open_entries = {e.id: e for e in entries if e.undoable}
+    if not open_entries:
+        return
+    st.markdown("**Undo a step** — the undo is a new entry; the step stays in the history, marked reverted.")
+    pick = st.selectbox("Step to undo", list(open_entries), key="undo_pick",
+                        format_func=lambda i: visible(f"{open_entries[i].kind} on {open_entries[i].target} by "
+                                                      f"{open_entries[i].by or '?'} · {open_entries[i].at} ({i})"))
+    entry = open_entries.get(pick or "")
+    if entry is None:
+        return
+    reason = st.text_input("Why undo it", key="undo_reason")
+    by = st.text_input("Your name or login", key="undo_by")
+    if st.button(f"Preview undoing {entry.id}", key="undo_preview_btn"):
+        try:
+            st.session_state["undo_preview"] = preview_undo(graph, entry.id)
+        except RGuardError as e:
+            st.session_state.pop("undo_preview", None)
+            st.error(page_message(e))
+    preview = st.session_state.get("undo_preview")
+    if preview is None or preview.target.id != entry.id:
+        return
+    show_report(preview.report, f"If {entry.kind} {entry.id} on {entry.target} is undone (revision {preview.revision})")
+    if st.button(f"Confirm: undo {entry.id}", type="primary", key="undo_btn"):
+        try:
+            res = undo(graph, entry.id, by, reason, preview=preview)
+        except RGuardError as e:
+            conflict(e, "undo_preview")
+            return
+        st.session_state.pop("undo_preview", None)
+        st.success(f"Undone: {res.kind} {res.target} on {res.about} (audit entry {res.undo}).")
+        show_report(res.report, "What changed")
+
 
 st.subheader("History")
-entries = guarded(history, graph) or []
-if entries:
-    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind, "target": e.target, "by": e.by or "", "reason": e.reason or "",
-                                "id": e.id} for e in entries]), hide_index=True, use_container_width=True)
+history_entries = guarded(history, graph) or []
+if history_entries:
+    target_names = node_labels(graph, [e.target for e in history_entries if e.target])  # titles, not ids
+    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind,
+                                "target": visible(target_names[e.target].text(80) if e.target in target_names
+                                                  else e.target or ""), "by": visible(e.by or ""),
+                                "reason": visible(e.reason or ""), "state": e.state, "id": e.id}
+                               for e in history_entries]), hide_index=True, width="stretch")
+    undo_section(history_entries)
     with st.expander("Full results"):
-        for e in entries:
-            st.markdown(f"**{e.kind}** `{e.id}` on `{e.target}`")
+        for e in history_entries:
+            st.markdown(f"**{md(e.kind)}** {md(e.id)} on {md(e.target or '')} · {md(e.state)}")
             st.json(e.result or {}, expanded=False)
 else:
     st.caption("No corrections, quarantines or guard feedback yet.")

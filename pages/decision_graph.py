@@ -2,40 +2,53 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import html
 
+import pandas as pd
 import streamlit as st
 
 from rguard_core.db import Store
+from rguard_core.focus import (
+    DEFAULT_HOPS,
+    MAX_HOPS,
+    SearchHit,
+    decision_rows,
+    expand,
+    focus_view,
+    graph_signature,
+    overview_view,
+    search,
+)
+from rguard_core.labels import labels as node_labels
 from rguard_core.llm import LLMClient
 from rguard_core.node_detail import BlastRadius, Link, NodeDetail, blast_radius, node_detail
 from rguard_core.views import (
-    CAP_STEP,
     DECISION_STATUSES,
-    DEFAULT_CAP,
     KIND_COLOURS,
-    MAX_CAP,
     SOURCE_KINDS,
     STATUS_COLOURS,
     STATUS_MEANING,
     STATUSES,
     GraphView,
-    ViewFilter,
-    build_view,
 )
 from rguard_core.why import WhyAnswer, WhyDecision, why
-from ui.common import get_store, guarded, require_repo
+from ui.codemap_view import decision_code_expander
+from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw
 
-SEL, PICK, CAP, BLAST, ANSWER = "dg_selected", "dg_pick", "dg_cap", "dg_blast", "dg_answer"
+SEL, PICK, BLAST, ANSWER, FOCUS = "dg_selected", "dg_pick", "dg_blast", "dg_answer", "dg_focus"
+EXPANDED = "dg_expanded"  # nodes clicked open around the focus
 BADGE = {"holds": "green", "fallen": "red", "superseded": "gray", "needs review": "orange", "held": "violet",
          "quarantined": "red"}
-ICON = {"source": "▭", "claim": "●", "decision": "◆", "action": "▲", "correction": "★", "incident": "⚠"}
+ICON = {"source": "▭", "claim": "●", "decision": "◆", "action": "▲", "correction": "★", "incident": "⚠",
+        "group": "▦", "file": "▦", "dir": "▦", "person": "☺"}
 KIND_NAMES = {"pr": "pull request", "issue": "issue", "comment": "comment / review", "doc": "ADR / design doc",
               "human_correction": "human correction"}
 CORRECTIONS_PAGE = "pages/corrections.py"
+CHANNEL_WORDS = {"decision": "the decision's words", "claim": "a claim's words", "source": "its source's words",
+                 "linked": "a linked issue or comment", "symbol": "an identifier it changed", "file": "a file it touched"}
+CANVAS_HEIGHT = 700
 SHOWN_ANSWERS = 3  # the rest of an answer's decisions sit in an expander, so the graph stays near the top
 
 
@@ -47,6 +60,15 @@ def select(node_id: str) -> None:
     st.session_state[SEL] = node_id
 
 
+def focus_on(node_id: str | None) -> None:
+    """Centre the graph on a node (None: back to the overview); the node is selected too."""
+    st.session_state[FOCUS] = node_id
+    st.session_state[EXPANDED] = []
+    if node_id and not node_id.startswith(("dir:", "file:", "person:")):
+        st.session_state[SEL] = node_id
+    st.session_state["dg_answer_open"] = False  # the graph sits right under a collapsed answer
+
+
 # --- ask why -----------------------------------------------------------------------------------------------------
 def ask_why(store: Store, repo: str) -> None:
     st.subheader("Ask why")
@@ -54,15 +76,18 @@ def ask_why(store: Store, repo: str) -> None:
     with st.form("dg_why_form", border=False):
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
         question = c1.text_input("Question", key="dg_question", placeholder="why do we keep unknown prices as null?")
-        asked = c2.form_submit_button("Ask", type="primary", use_container_width=True)
+        asked = c2.form_submit_button("Ask", type="primary", width="stretch")
         synth = st.checkbox("Add a short LLM synthesis (it may cite only the receipts below)", key="dg_synth",
                             disabled=not llm_ready, help=None if llm_ready else "set OPENAI_BASE_URL / OPENAI_API_KEY")
     if asked:
         llm = LLMClient(store.settings) if synth and llm_ready else None
         st.session_state[ANSWER] = guarded(why, store, repo, question, llm=llm)
+    if asked:
+        st.session_state["dg_answer_open"] = True
     ans: WhyAnswer | None = st.session_state.get(ANSWER)
     if ans is not None and ans.repo == repo:
-        show_answer(ans)
+        with st.expander(f"Answer to “{ans.question[:80]}”", expanded=st.session_state.get("dg_answer_open", True)):
+            show_answer(ans)
 
 
 def show_answer(ans: WhyAnswer) -> None:
@@ -76,8 +101,8 @@ def show_answer(ans: WhyAnswer) -> None:
         st.success(f"{md(ans.synthesis)}  \n*cites: {', '.join(md(c) for c in ans.cited)}*")
     elif ans.rejected_citations or "synthesis" in ans.message:
         st.warning("Synthesis: no source-backed answer yet (the model cited nothing it retrieved).")
-    found = "the whole question" if ans.mode == "sentence" else f"the words {md(ans.query.replace('|', ', '))}"
-    st.caption(f"{len(ans.decisions)} decision(s) found by {found}.")
+    st.caption(f"{len(ans.decisions)} decision(s) found by the words {md(ans.query.replace('|', ', '))} in decisions, "
+               "claims and their sources, and by the files and identifiers the question names.")
     first, rest = ans.decisions[:SHOWN_ANSWERS], ans.decisions[SHOWN_ANSWERS:]
     for i, d in enumerate(first):
         show_receipt(d, i)
@@ -97,82 +122,164 @@ def show_receipt(d: WhyDecision, i: int) -> None:
         st.markdown(f"> {md(r.quote)}\n\n— {link(r.source, r.url)}")
         for c in d.because:
             st.markdown(f"because: *“{md(c.quote)}”* — {link(c.source, c.url)}")
-        st.button("Show in graph", key=f"dg_why_show_{i}", on_click=select, args=(r.id,), type="tertiary")
+        if d.context is not None:
+            st.markdown(f"context: “{md(d.context.quote)}” — {link(d.context.source, d.context.url)}")
+        if d.note:
+            st.caption(md(d.note))
+        found = ", ".join(CHANNEL_WORDS.get(c, c) for c in d.channels)
+        st.caption(f"found through {found}" if found else "")
+        st.button("Show in graph", key=f"dg_why_show_{i}", on_click=focus_on, args=(r.id,), type="tertiary")
 
 
 # --- the graph -----------------------------------------------------------------------------------------------------
-def filters() -> ViewFilter:
-    with st.container(border=True):
-        c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 3, 3])
-        path = c1.text_input("File path contains", key="dg_path", placeholder="src/billing/prices.py")
-        statuses = c2.multiselect("Decision status", DECISION_STATUSES, key="dg_status")
-        kinds = c3.multiselect("Source kind", SOURCE_KINDS, key="dg_kinds", format_func=lambda k: KIND_NAMES[k])
-        dates = c4.date_input("Date range", value=(), key="dg_dates", min_value=dt.date(2000, 1, 1),
-                              max_value=dt.date.today() + dt.timedelta(days=366), format="YYYY-MM-DD")
-        text = c5.text_input("Text in decision", key="dg_text", placeholder="session, refund, pr:12 …")
-    span = list(dates) if isinstance(dates, (tuple, list)) else [dates]
-    flt = ViewFilter(path.strip(), tuple(statuses), tuple(kinds), span[0].isoformat() if span else None,
-                     span[-1].isoformat() if span else None, text.strip())
-    if st.session_state.get("dg_filter_seen") != flt:
-        st.session_state["dg_filter_seen"] = flt
-        st.session_state[CAP] = DEFAULT_CAP  # a new question starts from the default cap
-    return ViewFilter(**{**flt.__dict__, "cap": st.session_state.get(CAP, DEFAULT_CAP)})
-
-
-def show_more() -> None:
-    st.session_state[CAP] = min(MAX_CAP, st.session_state.get(CAP, DEFAULT_CAP) + CAP_STEP)
-
-
 def legend() -> None:
     chips = " ".join(
         f'<span title="{html.escape(STATUS_MEANING[s])}" style="white-space:nowrap;margin-right:10px">'
-        f'<span style="display:inline-block;width:11px;height:11px;border-radius:3px;background:{STATUS_COLOURS[s]};'
+        f'<span style="display:inline-block;width:12px;height:12px;border-radius:3px;background:{STATUS_COLOURS[s]};'
         f'margin-right:4px;vertical-align:middle"></span>{s}</span>' for s in STATUSES)
     kinds = " ".join(
-        f'<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;width:11px;height:11px;'
+        f'<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;width:12px;height:12px;'
         f'border:2px solid {KIND_COLOURS[k]};margin-right:4px;vertical-align:middle"></span>{KIND_NAMES[k]}</span>'
         for k in SOURCE_KINDS)
-    shapes = "▭ source · ● claim · ◆ decision · ▲ action · ★ correction · glow: blast radius — edges: SUPPORTS, JUSTIFIES, IMPLEMENTS, " \
-             "CORRECTS, SUPERSEDES (dashed), REJECTED (dashed: a rejected alternative)"
-    st.html(f'<div style="font-size:0.82rem;line-height:1.7"><b>Status</b> {chips}<br><b>Sources</b> {kinds}<br>'
+    shapes = ("▭ source · ● claim · ◆ decision · ▲ action · ★ correction · ▦ directory / file / person — arrows read "
+              "sources → claims → decisions → actions; dashed: supersedes, reverts (purple), rejected, corrects; "
+              "glow: blast radius; big: the focus. Buttons on the canvas zoom and fit.")
+    st.html(f'<div style="font-size:0.85rem;line-height:1.7"><b>Status</b> {chips}<br><b>Sources</b> {kinds}<br>'
             f'{html.escape(shapes)}</div>')
+
+
+def find_box(store: Store, repo: str) -> tuple[int, tuple[str, ...]]:
+    """The search box, hops and status filter; a search focuses its best hit."""
+    c1, c2, c3, c4 = st.columns([5, 2, 3, 1.4], vertical_alignment="bottom")
+    text = c1.text_input("Find", key="dg_find", placeholder="decision words, a file path, @login, pr:12 or #12")
+    hops = c2.slider("Hops around the focus", 1, MAX_HOPS, DEFAULT_HOPS, key="dg_hops")
+    statuses = tuple(c3.multiselect("Decision status", DECISION_STATUSES, key="dg_status",
+                                    help="with nothing focused: only decisions with these statuses"))
+    c4.button("Overview", key="dg_clear", on_click=focus_on, args=(None,), help="back to all decisions by directory",
+              width="stretch")
+    if text.strip() and st.session_state.get("dg_find_seen") != text:
+        st.session_state["dg_find_seen"] = text
+        hits = guarded(search, store, repo, text) or []
+        st.session_state["dg_hits"] = hits
+        if hits:
+            focus_on(hits[0].id)
+        else:
+            st.warning(f"Nothing matches “{md(text)}”: try other words, a file name, or a PR number like #12.")
+    hits: list[SearchHit] = st.session_state.get("dg_hits") or []
+    if text.strip() and len(hits) > 1:
+        ids = [h.id for h in hits]
+        current = st.session_state.get(FOCUS)
+        index = ids.index(current) if current in ids else 0
+        st.selectbox(f"{len(hits)} matches — focus on", ids, index=index, key=f"dg_hit_pick_{text}",
+                     format_func=lambda i: next(f"{ICON.get(h.type, '')} {h.label} · {h.status}"
+                                                for h in hits if h.id == i),
+                     on_change=lambda k=f"dg_hit_pick_{text}": focus_on(st.session_state[k]))
+    return hops, statuses
+
+
+@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+def cached_overview(repo: str, statuses: tuple[str, ...], signature: str) -> GraphView:
+    """The overview reads every decision (0.6 s at 5,000): cached until an ingest, correction or quarantine."""
+    return overview_view(get_store(), repo, statuses)
+
+
+def overview(store: Store, repo: str, statuses: tuple[str, ...]) -> GraphView:
+    return cached_overview(repo, statuses, graph_signature(store, repo))
 
 
 def explore(store: Store, repo: str) -> None:
     st.subheader("Graph")
-    flt = filters()
-    view = guarded(build_view, store, repo, flt)
+    hops, statuses = find_box(store, repo)
+    focus = st.session_state.get(FOCUS)
+    view = guarded(focus_view, store, repo, focus, hops) if focus else guarded(overview, store, repo, statuses)
     if view is None:
         return
+    full = [x for x in st.session_state.get(EXPANDED, []) if view.exists and not guarded(expand, store, repo, view, x)]
     if not view.exists or not view.nodes:
-        st.info(view.message)
+        st.info(view.message or "Nothing to draw.")
         return
-    st.caption(f"{view.decisions_shown} of {view.decisions_total} decision(s) · {len(view.nodes)} nodes · "
-               f"{len(view.edges)} edges. Click a node (or pick it on the right) to see its receipts.")
-    if view.capped:
-        c1, c2 = st.columns([4, 1], vertical_alignment="center")
-        c1.warning(view.message)
-        c2.button("Show more", on_click=show_more, disabled=view.cap >= MAX_CAP, key="dg_more")
+    where = f"around {focus_name(store, repo, focus)}" if focus else "by directory"
+    hint = ("Click a node to see its receipts beside the graph and open its neighbours; click a directory or file "
+            "to focus on it." if focus
+            else "Click a directory or a decision to focus on it.")
+    st.caption(f"{view.decisions_shown} of {view.decisions_total} decision(s) drawn {where} · {len(view.nodes)} "
+               f"nodes. {hint}")
+    if view.message:
+        st.caption(view.message)
     legend()
     blast: BlastRadius | None = st.session_state.get(BLAST)
     if blast is not None and blast.node_id != st.session_state.get(SEL):
         blast = None
-    left, right = st.columns([3, 2], gap="medium")
+    # the overview grid takes the full width (its labels stay readable); a focus shares the row with its details
+    left, right = (st.container(), st.container()) if not focus else st.columns([2, 1], gap="medium")
     with left:
-        draw(view, SEL, highlight=(blast.ids() | {blast.node_id}) if blast else ())
+        if draw(view, SEL, highlight=(blast.ids() | {blast.node_id}) if blast else (), height=CANVAS_HEIGHT):
+            clicked = st.session_state.get(SEL) or ""
+            # a click in the overview, or on a directory, file or person, expands it: the canvas re-centres there
+            # and its details sit beside it (not a screen further down)
+            if not focus or clicked.startswith(("dir:", "file:", "person:")):
+                focus_on(clicked)
+                st.rerun()
+            elif clicked != focus and clicked not in st.session_state.get(EXPANDED, []):
+                st.session_state[EXPANDED] = [*st.session_state.get(EXPANDED, []), clicked]  # click to expand
+                st.rerun()
+        if full:
+            st.caption(f"{len(full)} clicked node(s) not expanded: the canvas is full. Focus on one instead.")
     with right:
-        detail_pane(store, repo, view, blast)
+        details, listing = st.tabs(["Details", f"List ({len(list_ids(view))})"])
+        with listing:
+            list_view(store, repo, view)
+        with details:
+            detail_pane(store, repo, view, blast)
+
+
+def focus_name(store: Store, repo: str, node_id: str) -> str:
+    if node_id.startswith(("dir:", "file:", "person:")):
+        kind, value = node_id.split(":", 1)
+        return f"{'@' if kind == 'person' else ''}{md(value)}"
+    lab = node_labels(store.repo_graph(repo), [node_id]).get(node_id)
+    return md(lab.text(60)) if lab else md(node_id)
+
+
+def list_ids(view: GraphView) -> list[str]:
+    drawn = [n.id for n in view.nodes if n.type == "decision"]
+    return drawn + [d for d in view.hidden if d not in drawn]
+
+
+def list_view(store: Store, repo: str, view: GraphView) -> None:
+    """Every decision of this view — drawn or not — as a table; picking a row focuses it."""
+    rows = guarded(decision_rows, store, repo, list_ids(view)) or []
+    if not rows:
+        st.caption("No decisions here.")
+        return
+    df = pd.DataFrame([{"decision": r.summary, "status": r.status, "source": r.source, "when": r.when or "",
+                        "files": ", ".join(r.files), "link": r.url or ""} for r in rows])
+    picked = st.dataframe(df, hide_index=True, width="stretch", height=min(560, 38 + 35 * len(rows)),
+                          on_select="rerun", selection_mode="single-row", key=f"dg_list_{view.focus or 'all'}",
+                          column_config={"link": st.column_config.LinkColumn("link", display_text="open"),
+                                         "decision": st.column_config.TextColumn("decision", width="large")})
+    sel = getattr(getattr(picked, "selection", None), "rows", None) or []
+    if sel and rows[sel[0]].id != st.session_state.get(FOCUS):
+        focus_on(rows[sel[0]].id)
+        st.rerun()
 
 
 def detail_pane(store: Store, repo: str, view: GraphView, blast: BlastRadius | None) -> None:
-    ids = [n.id for n in view.nodes]
+    ids = [n.id for n in view.nodes if n.type != "group"]
     selected = st.session_state.get(SEL)
+    if selected and selected.startswith(("dir:", "file:", "person:")):
+        selected = None
     if selected and selected not in ids:
         ids.insert(0, selected)  # chosen from an answer or a link outside the current view
     if selected:
         st.session_state[PICK] = selected
     labels = {n.id: f"{ICON[n.type]} {n.label} · {n.status}" for n in view.nodes}
-    unset = {} if PICK in st.session_state else {"index": None}  # never both a default and a state value
+    if selected and selected not in labels:
+        lab = node_labels(store.repo_graph(repo), [selected]).get(selected)
+        labels[selected] = lab.text(70) if lab else selected
+    unset = {} if PICK in st.session_state and st.session_state[PICK] in ids else {"index": None}
+    if unset:
+        st.session_state.pop(PICK, None)  # never both a default and a state value, nor a value not offered
     st.selectbox("Inspect node", ids, key=PICK, placeholder="click a node or choose one", **unset,
                  format_func=lambda i: labels.get(i, i), on_change=lambda: select(st.session_state[PICK]))
     if not selected:
@@ -187,7 +294,10 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
     st.markdown(f"#### {ICON.get(d.type, '')} {md(d.label)}")
     rev = f" · revision {d.revision}" if d.revision is not None else ""
     kind = f" · {md(d.kind)}" if d.kind != d.type else ""
-    st.markdown(f"{badge(d.status)} {d.type}{kind}{rev} · `{d.id}`" + (f" · {link('open', d.url)}" if d.url else ""))
+    st.markdown(f"{badge(d.status)} {d.type}{kind}{rev}" + (f" · {link('open', d.url)}" if d.url else ""))
+    if st.session_state.get(FOCUS) != d.id:
+        st.button("Focus the graph here", key="dg_focus_here", on_click=focus_on, args=(d.id,), type="tertiary",
+                  help="centre the canvas on this node and draw its neighbourhood")
     if d.text and d.text != d.label and d.evidence is None:
         st.markdown(f"> {md(d.text)}")
     if d.evidence is not None:
@@ -205,13 +315,14 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
         for e in d.who_to_ask:
             seen = f" · last active {md(e.last_active[:10])}" if e.last_active else ""
             st.markdown(f"- **{md(e.login)}** — {md(e.reason)}{seen}")
-    if d.files or d.commits or d.facts:
-        with st.expander("Files, commits and stored properties"):
-            for f in d.files:
-                st.markdown(f"- `{f}`")
-            for c in d.commits:
-                st.markdown(f"- commit `{c}`")
-            st.json({k: v for k, v in d.facts.items() if v is not None}, expanded=False)
+    with st.expander("Files, commits, stored properties and the id"):
+        st.code(d.id, language=None)
+        for f in d.files:
+            st.button(f"▦ {md(f)}", key=f"dg_file_{f}", on_click=focus_on, args=(f"file:{f}",), type="tertiary")
+        for c in d.commits:
+            st.text(f"commit {c.removeprefix('commit:')[:12]}")
+        st.json({k: v for k, v in d.facts.items() if v is not None}, expanded=False)
+    decision_code_expander(store, repo, d.type, d.id)
     actions(store, repo, d, blast)
 
 
@@ -220,8 +331,9 @@ def links_section(title: str, links: list[Link], key: str) -> None:
         return
     st.markdown(f"**{title}**")
     for i, x in enumerate(links[:40]):
-        note = f" ({x.note})" if x.note else ""
-        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {x.label[:90]}"
+        note = f" ({md(x.note)})" if x.note else ""
+        # button labels render markdown: the source's title is escaped like any other source text
+        label = f"{ICON.get(x.type, '')} {x.status} · {x.relation.lower()}{note}: {md(x.label[:90])}"
         st.button(label, key=f"dg_link_{key}_{i}", on_click=select, args=(x.id,), type="tertiary")
     if len(links) > 40:
         st.caption(f"… and {len(links) - 40} more")
@@ -247,9 +359,20 @@ def show_blast(b: BlastRadius) -> None:
         st.markdown(f"**Blast radius** — {len(b.claims)} claim(s), {len(b.decisions)} decision(s), "
                     f"{len(b.actions)} action(s) downstream (highlighted in the graph; the same walk the correction "
                     "preview uses).")
+        names = node_labels(get_store().repo_graph(st.session_state.get("repo") or ""), b.decisions + b.actions + b.claims)
         for title, ids in (("Decisions", b.decisions), ("Actions", b.actions), ("Claims", b.claims)):
-            if ids:
-                st.markdown(f"*{title}:* " + ", ".join(f"`{i}`" for i in ids[:30]) + (" …" if len(ids) > 30 else ""))
+            if not ids:
+                continue
+            st.markdown(f"*{title}*")
+            for nid in ids[:30]:
+                lab = names.get(nid)
+                text = lab.text(80) if lab else nid
+                if lab and lab.url:
+                    st.markdown(f"- {link(text, lab.url)}")
+                else:
+                    st.markdown(f"- {md(text)}")
+            if len(ids) > 30:
+                st.caption(f"… and {len(ids) - 30} more")
 
 
 def main() -> None:
@@ -259,12 +382,21 @@ def main() -> None:
     if not repo:
         return
     store = get_store()
-    if st.session_state.get("dg_repo") != repo:  # a selection never leaks from one repository to another
-        for k in (SEL, PICK, BLAST, ANSWER):
-            st.session_state.pop(k, None)
+    seen = st.session_state.get("dg_repo")
+    if seen != repo:
+        if seen is not None:  # a selection never leaks from one repository to another
+            for k in (SEL, PICK, BLAST, ANSWER, FOCUS, EXPANDED, "dg_hits", "dg_find_seen", "dg_find"):
+                st.session_state.pop(k, None)
         st.session_state["dg_repo"] = repo
+        # a reload or a shared link (?node=ID, ?q=question) opens the same node and question
+        if url_param("node"):
+            st.session_state[SEL] = url_param("node")
+        if url_param("q") and not st.session_state.get("dg_question"):
+            st.session_state["dg_question"] = url_param("q")
     ask_why(store, repo)
     explore(store, repo)
+    set_url_param("node", st.session_state.get(SEL))
+    set_url_param("q", (st.session_state.get("dg_question") or "").strip() or None)
 
 
 main()

@@ -12,7 +12,11 @@ from rguard_core.evaluation import append_run, list_runs, load_cases, run_guard_
 from rguard_core.evaluation import tables as T
 from rguard_core.evaluation.guard_eval import __doc__ as GUARD_DEFINITIONS
 from rguard_core.evaluation.memory_bench import __doc__ as MEMORY_DEFINITIONS
+from rguard_core.evaluation.pristine import can_copy, graph_state, pristine_copy
+from rguard_core.evaluation.why_eval import DEFAULT_WHY_CASES, run_why_eval
+from rguard_core.evaluation.why_eval import __doc__ as WHY_DEFINITIONS
 from ui.common import get_store, guarded
+from ui.evidence import link, md
 from ui.replay_section import replay_section
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent / "eval" / "cases.yaml"
@@ -58,13 +62,13 @@ def _progress_callback(bar: Any, label: str) -> Any:
 def finding_card(f: dict[str, Any]) -> None:
     with st.container(border=True):
         icon = {"contradicts": "🛑", "related": "🔎"}.get(f.get("label", ""), "•")
-        st.markdown(f"{icon} **{f.get('label')}** · `{f.get('decision_id')}` · score {f.get('score')}")
-        st.markdown(f"**{f.get('summary')}**")
-        st.markdown(f"> {f.get('quote')}")
+        st.markdown(f"{icon} **{md(f.get('label') or '')}** · {md(f.get('decision_id') or '')} · score {f.get('score')}")
+        st.markdown(f"**{md(f.get('summary') or '')}**")  # PR and issue text: escaped, never rendered
+        st.markdown(f"> {md(f.get('quote') or '')}")
         if f.get("source_url"):
-            st.markdown(f"[source]({f['source_url']}) · via {' + '.join(f.get('hops') or [])}")
+            st.markdown(f"{link('source', f['source_url'])} · via {md(' + '.join(f.get('hops') or []))}")
         for p in f.get("premises") or []:
-            st.caption(f"{p.get('rule')} {p.get('status')}: {p.get('detail')}")
+            st.caption(md(f"{p.get('rule')} {p.get('status')}: {p.get('detail')}"))
 
 
 def guard_section() -> None:
@@ -77,21 +81,39 @@ def guard_section() -> None:
     cases = guarded(load_cases, path)
     if cases is None:
         return
-    repo = c2.text_input("Repository", value=cases.repo, key="eval_repo", help="defaults to the repo the file names")
-    judge = c3.radio("Judge", ["offline", "llm"], key="eval_judge", horizontal=True)
-    st.caption(f"{len(cases.cases)} cases: " + ", ".join(f"{k} {n}" for k, n in cases.kinds().items()))
     store = get_store()
+    # the repository is the one the cases file names: a run never scores one repository's cases on another
+    c2.markdown(f"Repository: **{md(cases.repo)}**  \n(named by the cases file)")
+    llm_ready = bool(store.settings.openai_base_url)
+    judge = c3.radio("Judge", ["offline", "llm"] if llm_ready else ["offline"], key="eval_judge", horizontal=True,
+                     help=None if llm_ready else "The LLM judge is unavailable: no OpenAI-compatible endpoint is "
+                     "configured (set OPENAI_BASE_URL, then restart).")
+    st.caption(f"{len(cases.cases)} cases: " + ", ".join(f"{k} {n}" for k, n in cases.kinds().items()))
+    if cases.repo not in store.list_repos():
+        st.warning(f"The cases were written against {cases.repo}, which is not ingested here. Ingest it first "
+                   "(Ingest page); they are not scored on another repository.")
+        return
+    pristine = can_copy(cases.repo) and st.checkbox(
+        "Score a pristine copy of the seed (a fresh graph, untouched by reviewers)", value=True, key="eval_pristine")
     if st.button("Run guard eval", type="primary", key="eval_run_guard"):
+        st.session_state.pop("eval_guard", None)
         bar = st.progress(0.0, text="starting")
-        res = guarded(run_guard_eval, store, cases, judge=judge, repo=repo or None, settings=store.settings,
-                      progress=_progress_callback(bar, "cases"))
-        if res is not None:
-            append_run(store.settings, "guard", res.history_record())
-            st.session_state["eval_guard"] = res.as_dict()
-            st.session_state["eval_guard_record"] = res.history_record()
+        target = guarded(pristine_copy, store, cases.repo) if pristine else cases.repo
+        state = guarded(graph_state, store, target, cases.repo) if target else None
+        res = guarded(run_guard_eval, store, cases, judge=judge, repo=target, settings=store.settings,
+                      progress=_progress_callback(bar, "cases")) if state else None
+        if res is not None and state is not None:
+            record = {**res.history_record(), "graph": state.as_dict()}
+            append_run(store.settings, "guard", record)
+            st.session_state["eval_guard"] = {**res.as_dict(), "graph": state.as_dict()}
     current = st.session_state.get("eval_guard")
-    past = list_runs(store.settings, "guard", limit=20, where={"repo": repo or cases.repo, "cases_file": cases.path}).runs
+    if current and current.get("cases_file") != cases.path:
+        current = None  # a run of another cases file is not this file's result
+    past = list_runs(store.settings, "guard", limit=20, where={"cases_file": cases.path}).runs
     if current:
+        graph = current.get("graph") or {}
+        said = str(graph.get("statement", ""))
+        (st.success if graph.get("pristine") else st.warning)(md(said[:1].upper() + said[1:]))
         guard_results(current)
     if past:
         st.markdown("**This run next to earlier ones** (newest first; changes are against the run below)")
@@ -136,7 +158,7 @@ def case_detail(c: dict[str, Any]) -> None:
     st.markdown(f"**{c['id']}** · {c['kind']} · expected: *{row['expected']}* · got: **{c['verdict']}**"
                 f" citing {row['cited']}")
     if c.get("why"):
-        st.caption(c["why"])
+        st.caption(md(c["why"]))
     st.code(c.get("diff") or "", language="diff")
     if not c["findings"]:
         st.caption("The guard returned no findings.")
@@ -175,14 +197,50 @@ def memory_section() -> None:
         st.markdown(MEMORY_DEFINITIONS or "")
 
 
+def why_section() -> None:
+    st.subheader("Why: labelled questions, hit@3")
+    st.caption(f"Cases: `{DEFAULT_WHY_CASES.name}` — questions in a newcomer's words over the starlette snapshot and "
+               "the demo seed; the holdout half was not looked at while tuning.")
+    store = get_store()
+    if st.button("Run why eval", type="primary", key="eval_run_why"):
+        bar = st.progress(0.0, text="starting")
+        res = guarded(run_why_eval, store, DEFAULT_WHY_CASES, progress=_progress_callback(bar, "questions"))
+        if res is not None:
+            append_run(store.settings, "why", res.history_record())
+            st.session_state["eval_why"] = res.as_dict()
+    current = st.session_state.get("eval_why")
+    if current:
+        cols = st.columns(3)
+        for col, split in zip(cols, ("tune", "holdout", "all"), strict=True):
+            m = current["metrics"][split]
+            col.metric(f"hit@3 · {split} ({m['n']})", "-" if m["hit_at_3"] is None else f"{100 * m['hit_at_3']:.1f}%",
+                       help=f"hit@1 {m['hit_at_1']}, MRR {m['mrr']}")
+        st.dataframe(pd.DataFrame([{"id": c["id"], "split": c["split"], "question": c["question"],
+                                    "expected": ", ".join(c["expect"]), "rank": c["rank"], "hit": c["hit"]}
+                                   for c in current["cases"]]), hide_index=True)
+        if current["skipped"]:
+            st.caption(f"Skipped (data not on this machine): {', '.join(current['skipped'])}")
+    past = list_runs(store.settings, "why", limit=20).runs
+    if past:
+        st.markdown("**Past why runs** (newest first)")
+        st.dataframe(pd.DataFrame([{"at": r.get("at"), "git": str(r.get("git_sha") or "-")[:12],
+                                    "hit@3 tune": (r.get("metrics", {}).get("tune") or {}).get("hit_at_3"),
+                                    "hit@3 holdout": (r.get("metrics", {}).get("holdout") or {}).get("hit_at_3")}
+                                   for r in past]), hide_index=True)
+    with st.expander("Metric definitions"):
+        st.markdown(WHY_DEFINITIONS or "")
+
+
 st.title("Eval")
-guard_tab, replay_tab, memory_tab, limits_tab = st.tabs(["Guard cases", "Replay history", "Memory benchmark",
-                                                         "Honest limits"])
+guard_tab, replay_tab, memory_tab, why_tab, limits_tab = st.tabs(
+    ["Guard cases", "Replay history", "Memory benchmark", "Why questions", "Honest limits"])
 with guard_tab:
     guard_section()
 with replay_tab:
     replay_section()
 with memory_tab:
     memory_section()
+with why_tab:
+    why_section()
 with limits_tab:
     st.markdown(LIMITS)

@@ -2,139 +2,162 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
+from rguard_core.activity import record_guard_run
 from rguard_core.errors import RGuardError
-from rguard_core.guard import Finding, GuardReport, record_feedback, run_guard
-from rguard_core.ingest.github import parse_pr_url
-from rguard_core.node_detail import node_detail
-from ui.common import get_store, require_repo
-from ui.evidence import link, md, show_evidence
-from ui.graph_widget import draw_path
+from rguard_core.guard import Finding, run_guard
+from rguard_core.guard.feedback import FeedbackEntry, entries, give_feedback
+from rguard_core.memory import undo
+from ui.common import get_store, page_message, require_repo, set_url_param, url_param
+from ui.evidence import md
+from ui.guard_input import INPUTS, GuardInput, GuardRun, read_input
+from ui.guard_review import show_review
 
-MAX_UPLOAD = 10 * 1024 * 1024
-STATUS_BADGE = {"holds": "green", "stale": "orange", "broken": "red"}
+FEEDBACK = {"ack": "ack — keep it, and note that it is known",
+            "wrong": "wrong — dismiss it for these lines",
+            "override": "override — my words become the decision that replaces it"}
 
 st.title("Guard")
-st.caption("Paste a diff, upload a patch or name a PR: RGuard finds the earlier decisions it touches, checks their "
-           "premises, and shows the quote, the link, who to ask and the Cypher it ran.")
+st.caption("Paste a diff, upload a patch or name a stored PR: RGuard finds the earlier decisions it touches, checks "
+           "their premises, and shows the quote, the link, who to ask and the Cypher it ran.")
 
 repo = require_repo()
 if not repo:
     st.stop()
 store = get_store()
+llm_ready = bool(store.settings.openai_base_url)
 
 
-def pr_number(text: str) -> int:
-    text = text.strip().lstrip("#")
-    if text.isdigit():
-        return int(text)
-    url_repo, number = parse_pr_url(text)
-    if url_repo.lower() != repo.lower():
-        raise RGuardError(f"that PR belongs to {url_repo}; pick that repository in the sidebar (or ingest it) first")
-    return number
+def guard(inp: GuardInput, judge: str) -> None:
+    try:
+        with st.spinner("Walking the graph…"):
+            report = run_guard(store, repo, inp.diff, judge=judge, pr=inp.pr)
+    except RGuardError as e:
+        st.session_state.pop("guard_run", None)
+        st.error(page_message(e))
+        return
+    st.session_state["guard_run"] = GuardRun(inp, report)
+    record_guard_run(store.settings, report, "dashboard")
+    set_url_param("pr", str(inp.pr) if inp.pr is not None else None)
 
 
+choice = st.radio("Input", list(INPUTS), format_func=lambda k: INPUTS[k], horizontal=True, key="guard_input",
+                  help="One input at a time: the verdict names the one it judged.")
 with st.form("guard_form"):
-    tab_paste, tab_upload, tab_pr = st.tabs(["Paste a diff", "Upload .diff / .patch", "A PR"])
-    pasted = tab_paste.text_area("Unified diff (git diff output)", height=220, key="guard_diff")
-    uploaded = tab_upload.file_uploader("Patch file", type=["diff", "patch", "txt"], key="guard_upload")
-    pr_text = tab_pr.text_input("PR number or URL (guarded as stored in the graph)", key="guard_pr")
-    judge = st.radio("Judge", ["offline", "llm"], horizontal=True, key="guard_judge",
-                     help="offline is deterministic; llm uses OPENAI_BASE_URL and fails loudly if it cannot answer")
+    pasted, uploaded, pr_text = "", None, ""
+    if choice == "paste":
+        pasted = st.text_area("Unified diff (git diff output)", height=220, key="guard_diff")
+    elif choice == "upload":
+        uploaded = st.file_uploader("Patch file", type=["diff", "patch", "txt"], key="guard_upload")
+    else:
+        pr_text = st.text_input("PR number or URL (guarded as stored in the graph)", key="guard_pr")
+    judges = ["offline", "llm"] if llm_ready else ["offline"]
+    judge = st.radio("Judge", judges, horizontal=True, key="guard_judge",
+                     help="offline is deterministic; llm asks the configured endpoint and fails loudly if it cannot")
+    if not llm_ready:
+        st.caption("The LLM judge is unavailable: no OpenAI-compatible endpoint is configured "
+                   "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).")
     run = st.form_submit_button("Guard", type="primary")
 
 if run:
     try:
-        pr = pr_number(pr_text) if pr_text.strip() else None
-        diff = pasted
-        if uploaded is not None:
-            if uploaded.size > MAX_UPLOAD:
-                raise RGuardError(f"the patch is {uploaded.size / 2**20:.1f} MB; the limit is 10 MB")
-            diff = uploaded.getvalue().decode("utf-8", errors="replace")
-        if pr is None and not diff.strip():
-            raise RGuardError("nothing to guard: paste a diff, upload a patch or give a PR number")
-        with st.spinner("Walking the graph…"):
-            st.session_state["guard_report"] = run_guard(store, repo, diff if diff.strip() else None, judge=judge, pr=pr)
+        inp = read_input(choice, repo, pasted=pasted, pr_text=pr_text,
+                         upload_name=uploaded.name if uploaded is not None else None,
+                         upload_bytes=uploaded.getvalue() if uploaded is not None else None)
     except RGuardError as e:
-        st.session_state.pop("guard_report", None)
-        st.error(str(e))
+        st.session_state.pop("guard_run", None)
+        st.error(page_message(e))
+    else:
+        guard(inp, judge)
+elif "guard_run" not in st.session_state and url_param("pr"):
+    try:  # a reload or a shared link (?pr=N) shows that PR's verdict again
+        guard(read_input("pr", repo, pr_text=url_param("pr") or ""), "offline")
+    except RGuardError as e:
+        st.error(page_message(e))
 
-report: GuardReport | None = st.session_state.get("guard_report")
-if report is not None and report.repo == repo:
+current: GuardRun | None = st.session_state.get("guard_run")
+login = ""
+
+
+def rerun_guard(message: str) -> None:
+    """After feedback, judge the same input again so the page shows what the feedback changed."""
+    assert current is not None
+    st.session_state["guard_flash"] = message
+    guard(current.input, st.session_state.get("guard_judge", "offline") if llm_ready else "offline")
+    st.rerun()
+
+
+def undo_entry(e: FeedbackEntry) -> None:
+    if st.button(f"Undo {e.kind} by {md(e.by)}", key=f"fb_undo_{e.correction}", type="tertiary"):
+        try:
+            undo(store.repo_graph(repo), e.correction, login, "undone on the Guard page", revision=e.revision)
+        except RGuardError as err:
+            st.error(page_message(err))
+        else:
+            rerun_guard(f"Undid the {e.kind} by {e.by} ({e.correction}).")
+
+
+def reviewer_extras(f: Finding, given: list[FeedbackEntry]) -> None:
+    """Under each finding of the review: what reviewers said about it (each with undo) and the feedback form."""
+    for e in given:
+        st.caption(md(f"Learned: {e.note}"))
+        undo_entry(e)
+    feedback_form(f)
+
+
+def feedback_form(f: Finding) -> None:
+    key = f.decision_id
+    with st.expander("Feedback on this finding"), st.form(f"fb_{key}"):
+        st.markdown(f"On decision **{md(f.decision_id)}** — {md(f.summary)}")
+        kind = st.radio("Feedback", list(FEEDBACK), format_func=lambda k: FEEDBACK[k], key=f"fb_kind_{key}")
+        reason = st.text_area("Why (for override: the new decision, in your words)", key=f"fb_reason_{key}")
+        if not st.form_submit_button(f"Send feedback on {f.decision_id}"):
+            return
+        try:
+            res = give_feedback(store, repo, f.decision_id, kind, login, reason, lines_key=f.lines_key)
+        except RGuardError as e:
+            st.error(page_message(e))
+            return
+    if res.status == "already":
+        st.info(f"You already gave this {res.kind} ({res.correction}); undo it first to change it.")
+        return
+    rerun_guard(f"Recorded {res.kind} by {res.by} on {res.decision} ({res.correction}).")
+
+
+if current is not None and current.report.repo == repo:
+    report = current.report
+    login = st.text_input("Your login (for feedback and undo)", key="guard_login")
     n = len(report.findings)
+    judged = current.input.label
     if report.verdict == "warn":
-        st.error(f"Warn: this change contradicts {sum(f.label == 'contradicts' for f in report.findings)} earlier "
+        st.error(f"Warn on {judged}: it contradicts {sum(f.label == 'contradicts' for f in report.findings)} earlier "
                  f"decision(s). Read the receipts below before merging.")
     elif report.verdict == "note":
-        st.warning(f"Note: {n} related decision(s) — nothing contradicted, but worth a look.")
+        st.warning(f"Note on {judged}: {n} related decision(s) — nothing contradicted, but worth a look.")
     else:
-        st.success("Pass: no earlier decision is touched by this change.")
+        st.success(f"Pass on {judged}: no earlier decision is touched by this change"
+                   + (" (dismissed findings below)." if report.dismissed else "."))
+    flash = st.session_state.pop("guard_flash", None)
+    if flash:
+        st.success(flash)
     t = report.timings_ms
     st.caption(f"parse {t['parse']:.1f} ms · graph {t['graph']:.1f} ms · judge {t['judge']:.1f} ms · "
                f"total {t['total']:.1f} ms · {len(report.cypher)} Cypher statements")
     for note in report.notes:
-        st.info(note)
-
-    def card(i: int, f: Finding) -> None:
-        with st.container(border=True):
-            icon = ":red[**CONTRADICTS**]" if f.label == "contradicts" else ":orange[**RELATED**]"
-            src = f.source
-            where = f"#{src['number']}" if src.get("number") is not None else (src.get("path") or src.get("kind"))
-            st.markdown(f"{icon} · score {f.score:.2f} · {md(f.summary)}")
-            st.markdown(f"> {md(f.quote)}")
-            label = f"{'PR' if src.get('kind') == 'pr' else src.get('kind')} {where}"
-            st.markdown(f"Source: {link(label, f.source_url)}"
-                        f" · decision `{f.decision_id}`" + (f" · {md(f.reason)}" if f.reason else ""))
-            if f.premises:
-                st.markdown(" ".join(f":{STATUS_BADGE.get(p['status'], 'gray')}-badge[{p['rule']} {p['status']}]"
-                                     for p in f.premises))
-                for p in f.premises:
-                    st.caption(f"{p['rule']}: {p['detail']}")
-            else:
-                st.caption("Premises: no rule (R1–R7, support engine) flagged anything; the decision still stands.")
-            if f.alternatives:
-                st.markdown("**Rejected alternatives**")
-                for a in f.alternatives:
-                    quote = "" if a["text"].strip() == a["quote"].strip() else f"  \n  > {md(a['quote'])}"
-                    st.markdown(f"- {md(a['text'])}{quote}")
-            if f.experts:
-                who = ", ".join(f"@{md(e['login'])} ({e['score']:.2f})" for e in f.experts)
-                st.markdown(f"**Who to ask:** {who} · bus factor **{f.bus_factor}**")
-            for line in f.learned:
-                st.caption(f"Learned: {line}")
-            with st.expander("Quote in its source"):
-                detail = None
-                try:
-                    detail = node_detail(store, repo, f.decision_id)
-                except RGuardError as e:
-                    st.caption(str(e))
-                if detail is not None and detail.evidence is not None:
-                    show_evidence(detail.evidence)
-            if f.path:
-                draw_path(f.path, f.hops)
-            with st.expander("Feedback on this finding"):
-                with st.form(f"fb_{i}"):
-                    kind = st.radio("Feedback", ["ack", "wrong", "override"], horizontal=True, key=f"fb_kind_{i}",
-                                    help="ack: keep and learn · wrong: score × 0.25 · override: your text becomes "
-                                         "a new decision that supersedes this one")
-                    by = st.text_input("Your login", key=f"fb_by_{i}")
-                    reason = st.text_area("Why (for override: the new decision, in your words)", key=f"fb_reason_{i}")
-                    if st.form_submit_button("Send feedback"):
-                        try:
-                            out = record_feedback(store, repo, f.decision_id, kind, by, reason)
-                        except RGuardError as e:
-                            st.error(str(e))
-                        else:
-                            st.success(f"Recorded {out['kind']} by {out['by']}; run the guard again to see it applied.")
-
-    for i, f in enumerate(report.findings):
-        card(i, f)
-
-    with st.expander(f"The Cypher it ran ({len(report.cypher)} statements)"):
-        st.dataframe(pd.DataFrame([{k: c[k] for k in ("name", "ms", "rows")} for c in report.cypher]),
-                     hide_index=True, use_container_width=True)
-        for c in report.cypher:
-            st.caption(f"{c['name']} · {c['ms']:.2f} ms · {c['rows']} rows")
-            st.code(c["query"].strip(), language="cypher")
+        st.info(md(note))
+    given = entries(store.repo_graph(repo), [f.decision_id for f in report.findings + report.dismissed])
+    # the review (ui/guard_review.py) draws every finding; this page adds what reviewers said and the feedback form
+    show_review(store, repo, report, current.input.diff,
+                extras=lambda f: reviewer_extras(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"]))
+    if report.dismissed:
+        st.subheader(f"Dismissed by reviewers ({len(report.dismissed)}) — not counted in the verdict")
+        for f in report.dismissed:
+            d = f.dismissed
+            assert d is not None
+            with st.container(border=True):
+                st.markdown(f"~~{f.label}~~ · {md(f.summary)} · decision {md(f.decision_id)}")
+                st.caption(md(f"Dismissed by {d.by} on {d.at[:10]} for these lines: {d.reason}"))
+                e = next((x for x in given.get(f.decision_id, []) if x.correction == d.correction), None)
+                if e is not None:
+                    undo_entry(e)

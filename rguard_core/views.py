@@ -20,11 +20,11 @@ CAP_STEP = 150
 MAX_CAP = 750  # "show more" stops here: never thousands of nodes at once
 MAX_TEXT = 200
 
-NODE_TYPES = ("source", "claim", "decision", "action", "correction")
+NODE_TYPES = ("source", "claim", "decision", "action", "correction", "group")
 STATUSES = ("holds", "fallen", "superseded", "needs review", "held", "quarantined")
 DECISION_STATUSES = ("holds", "fallen", "superseded", "needs review")
 SOURCE_KINDS = ("pr", "issue", "comment", "doc", "human_correction")
-EDGE_WORDS = ("SUPPORTS", "JUSTIFIES", "IMPLEMENTS", "CORRECTS", "SUPERSEDES", "REJECTED")
+EDGE_WORDS = ("SUPPORTS", "JUSTIFIES", "IMPLEMENTS", "CORRECTS", "SUPERSEDES", "REJECTED", "REVERTS", "CONTAINS")
 
 STATUS_COLOURS = {
     "holds": "#2e9e5b", "fallen": "#d64545", "superseded": "#9aa0a6", "needs review": "#f0a500",
@@ -34,7 +34,8 @@ KIND_COLOURS = {
     "pr": "#4a7fd4", "issue": "#1aa3a3", "comment": "#7fb8e6", "doc": "#3f51b5", "human_correction": "#e26fb0",
     "commit": "#888888", "source": "#888888",
 }
-TYPE_SHAPES = {"source": "box", "claim": "dot", "decision": "diamond", "action": "triangle", "correction": "star"}
+TYPE_SHAPES = {"source": "box", "claim": "dot", "decision": "diamond", "action": "triangle", "correction": "star",
+               "group": "database"}
 STATUS_MEANING = {
     "holds": "supported by its sources as stored",
     "fallen": "lost its support (a claim fell, was corrected away, or its source was quarantined)",
@@ -142,6 +143,8 @@ class GraphView:
     decisions_shown: int = 0
     cap: int = DEFAULT_CAP
     message: str = ""
+    focus: str | None = None  # the node this view is centred on (focus.py), drawn larger
+    hidden: list[str] = field(default_factory=list)  # decisions that matched but did not fit (the list shows them)
 
     @property
     def capped(self) -> bool:
@@ -248,6 +251,15 @@ _Q_ACTIONS = (
 _Q_SUPERSEDES = (
     "UNWIND $ids AS did MATCH (nd:Decision)-[:SUPERSEDES]->(d:Decision {id: did}) RETURN nd.id AS new, d.id AS old"
 )
+# a later PR that reverts a decision's PR: drawn as reverting decision -> reverted decision
+_Q_REVERTS = (
+    "UNWIND $ids AS did MATCH (d:Decision {id: did})-[:DERIVED_FROM]->(s:Source) "
+    "MATCH (s)-[:REVERTS]-(o:Source)<-[:DERIVED_FROM]-(od:Decision) "
+    "WITH d, s, o, od WHERE coalesce(o.merged_at, o.created_at, '') <> coalesce(s.merged_at, s.created_at, '') "
+    "RETURN DISTINCT CASE WHEN coalesce(o.merged_at, o.created_at, '') > coalesce(s.merged_at, s.created_at, '') "
+    "THEN od.id ELSE d.id END AS new, CASE WHEN coalesce(o.merged_at, o.created_at, '') > "
+    "coalesce(s.merged_at, s.created_at, '') THEN d.id ELSE od.id END AS old"
+)
 _Q_SOURCES = (
     "UNWIND $ids AS sid MATCH (s:Source {id: sid}) "
     "RETURN s.id AS id, s.kind AS kind, s.title AS title, s.number AS number, s.path AS path, s.by AS by, "
@@ -282,14 +294,14 @@ class _Neighbourhood:
         self.extra_edges: list[ViewEdge] = []
 
     def read(self) -> _Neighbourhood:
-        decisions = self.g.read(_Q_DECISIONS, {"ids": self.ids}, name="view.decisions")
+        decisions = self.g.read_each(_Q_DECISIONS, self.ids, name="view.decisions")
         derived = {r["id"]: [s for s in r["derived"] if s] for r in decisions}
-        claims = self.g.read(_Q_PREMISES.format(label="Decision"), {"ids": self.ids}, name="view.claims")
+        claims = self.g.read_each(_Q_PREMISES.format(label="Decision"), self.ids, name="view.claims")
         claim_ids = sorted({r["id"] for r in claims})
-        sub = self.g.read(_Q_PREMISES.format(label="Claim"), {"ids": claim_ids}, name="view.claim_premises")
-        repl = self.g.read(_Q_REPLACEMENTS, {"ids": claim_ids + sorted({r["id"] for r in sub})}, name="view.replacements")
-        alts = self.g.read(_Q_ALTERNATIVES, {"ids": self.ids}, name="view.alternatives")
-        acts = self.g.read(_Q_ACTIONS, {"ids": self.ids}, name="view.actions")
+        sub = self.g.read_each(_Q_PREMISES.format(label="Claim"), claim_ids, name="view.claim_premises")
+        repl = self.g.read_each(_Q_REPLACEMENTS, claim_ids + sorted({r["id"] for r in sub}), name="view.replacements")
+        alts = self.g.read_each(_Q_ALTERNATIVES, self.ids, name="view.alternatives")
+        acts = self.g.read_each(_Q_ACTIONS, self.ids, name="view.actions")
         want = {s for ss in derived.values() for s in ss} | {r["source_id"] for r in claims + sub + repl + alts}
         self._read_sources(sorted(s for s in want if s))
         for r in decisions:
@@ -298,12 +310,14 @@ class _Neighbourhood:
         self._alternatives(alts)
         self._actions(acts)
         self._corrections()
-        sup = self.g.read(_Q_SUPERSEDES, {"ids": self.ids}, name="view.supersedes")
+        sup = self.g.read_each(_Q_SUPERSEDES, self.ids, name="view.supersedes")
         self.extra_edges += [ViewEdge(r["new"], r["old"], "SUPERSEDES") for r in sup]
+        rev = self.g.read(_Q_REVERTS, {"ids": self.ids}, name="view.reverts")
+        self.extra_edges += [ViewEdge(r["new"], r["old"], "REVERTS", "a later PR reverted this one") for r in rev]
         return self
 
     def _read_sources(self, ids: list[str]) -> None:
-        for r in self.g.read(_Q_SOURCES, {"ids": ids}, name="view.sources"):
+        for r in self.g.read_each(_Q_SOURCES, ids, name="view.sources"):
             kind = r["kind"] or "source"
             if kind == "commit" or (self.kinds and kind not in self.kinds):
                 continue  # commits stay in the detail pane; a kind filter hides other kinds
@@ -368,7 +382,7 @@ class _Neighbourhood:
         for grp in self.groups.values():
             for nid in grp.nodes:
                 where.setdefault(nid, []).append(grp)
-        rows = self.g.read(_Q_CORRECTIONS, {"ids": sorted(where)}, name="view.corrections")
+        rows = self.g.read_each(_Q_CORRECTIONS, sorted(where), name="view.corrections")
         for r in rows:
             label = correction_label(r["kind"], r["by"])
             node = ViewNode(r["id"], "correction", r["kind"] or "correction", _short(label),

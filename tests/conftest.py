@@ -1,4 +1,9 @@
-"""Shared fixtures: one real embedded FalkorDB per test session, a unique graph per test."""
+"""Shared fixtures: one real embedded FalkorDB engine per test session, a unique graph per test.
+
+The session's engine is the engine manager's (rguard_core/engine) on a temp data dir, so CLI subprocesses the
+tests start share it; it is stopped at session end, and so is every other engine a test started under the
+session's temp dir — CI runs on a shared machine and no server may outlive the run.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import pytest
 
 from rguard_core.config import Settings
 from rguard_core.db import Graph, Store, open_store
+from rguard_core.engine import stop_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -22,19 +28,39 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("rguard-data")
     os.environ["RGUARD_DATA_DIR"] = str(d)  # so CLI calls in-process use the same embedded engine
     os.environ.pop("FALKORDB_URL", None)
+    os.environ.pop("FALKORDB_READ_URL", None)
+    # an engine left by a killed test run stops by itself after this long without a client
+    os.environ.setdefault("RGUARD_ENGINE_IDLE_S", "300")
     return d
 
 
 @pytest.fixture(scope="session")
-def settings(data_dir: Path) -> Settings:
-    return Settings.from_env()
+def settings(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """The embedded engine; or, with RGUARD_TEST_SERVER=1, a standalone FalkorDB server started for the session
+    (result cap RGUARD_TEST_RESULTSET_SIZE, default 10000 like the official image) reached through FALKORDB_URL,
+    so the same tests prove server mode: ``RGUARD_TEST_SERVER=1 pytest -m "not realdata" tests/test_x.py``."""
+    if os.environ.get("RGUARD_TEST_SERVER") != "1":
+        yield Settings.from_env()
+        return
+    from tests.falkordb_server import Server
+
+    cap = int(os.environ.get("RGUARD_TEST_RESULTSET_SIZE") or 10000)
+    server = Server(tmp_path_factory.mktemp("falkordb-server"), cap=cap)
+    os.environ["FALKORDB_URL"] = server.url()
+    try:
+        yield Settings.from_env()
+    finally:
+        os.environ.pop("FALKORDB_URL", None)
+        server.stop()
 
 
 @pytest.fixture(scope="session")
 def store(settings: Settings) -> Iterator[Store]:
     s = open_store(settings)
     yield s
-    s.close()  # stop this session's embedded server instead of leaving it running
+    s.close()
+    if s.embedded:
+        stop_engine(settings)  # the session's engine ends with the session
 
 
 @pytest.fixture
@@ -49,6 +75,22 @@ def graph(store: Store) -> Iterator[Graph]:
 def repo_name() -> str:
     """A unique OWNER/NAME so repository graphs of different tests never collide."""
     return f"test-{uuid.uuid4().hex[:8]}/demo"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop every engine a test started under this session's temp dir (kill tests start their own)."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    try:
+        base = factory.getbasetemp()
+    except (OSError, ValueError):
+        return
+    for state in base.glob("**/engine.json"):
+        try:
+            stop_engine(Settings(data_dir=state.parent))
+        except Exception as e:  # noqa: BLE001 — report, and keep stopping the others
+            print(f"could not stop the engine in {state.parent}: {e}")
 
 
 def realdata_or_skip() -> Path:

@@ -5,7 +5,9 @@ fixture available to every test file, add ``from tests.openai_server import open
 tests/conftest.py. A reply is one of:
   - a string: the assistant message content, wrapped in a proper chat.completion body;
   - (status, body) or (status, body, headers): a raw HTTP answer (body dict → JSON, str → as is);
-  - RESET: the connection is dropped without an answer.
+  - RESET: the connection is dropped without an answer;
+  - HANG: the request is read and never answered (until the server stops), like an endpoint that hangs;
+  - TRICKLE: a 200 whose body arrives one space every 0.2 s and never ends (defeats a per-read timeout).
 Script replies with ``srv.reply(a, b, ...)`` (a queue, one per request) or ``srv.respond_with(fn)`` where
 ``fn(request_json) -> reply``. Every request body is kept in ``srv.requests``.
 """
@@ -25,6 +27,8 @@ from typing import Any
 import pytest
 
 RESET = "RESET"
+HANG = "HANG"
+TRICKLE = "TRICKLE"
 Reply = str | tuple[int, Any] | tuple[int, Any, dict[str, str]]
 Script = Callable[[dict[str, Any]], Reply]
 PATHS = ("/v1/chat/completions", "/chat/completions")
@@ -38,6 +42,7 @@ class OpenAIServer:
         self._queue: deque[Reply] = deque()
         self._script: Script | None = None
         self._lock = threading.Lock()
+        self.stopping = threading.Event()
         self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         # a short poll interval so shutdown() returns quickly at the end of each test
@@ -72,6 +77,7 @@ class OpenAIServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
@@ -122,6 +128,20 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
                 return
             reply = server.next_reply(request)
+            if reply == HANG:
+                server.stopping.wait()
+                self.close_connection = True
+                return
+            if reply == TRICKLE:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000000")
+                self.end_headers()
+                while not server.stopping.wait(0.2):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                self.close_connection = True
+                return
             if reply == RESET:
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)

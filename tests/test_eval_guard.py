@@ -14,7 +14,7 @@ import pytest
 from rguard_core.cli import main
 from rguard_core.config import Settings
 from rguard_core.db import Store
-from rguard_core.errors import UnknownRepository
+from rguard_core.errors import InvalidInput, UnknownRepository
 from rguard_core.evaluation import list_runs, load_cases, parse_cases, run_guard_eval
 from rguard_core.evaluation.guard_eval import cites, compute_metrics, percentile, score_case
 from rguard_core.ingest.pipeline import ingest_snapshot
@@ -192,3 +192,21 @@ def test_demo_seed_cases_meet_the_bar(store: Store) -> None:
     assert hold["recall"] >= 0.8 and hold["false_positive_rate"] <= 0.05
     assert hold["attributed"] == hold["caught"]
     assert sum(r["false_hits"] for r in m["by_rule"].values()) == 0
+
+
+def test_pristine_copy_of_the_seed_and_the_graph_state_statement(store: Store) -> None:
+    from rguard_core.evaluation.pristine import PRISTINE_DEMO, graph_state, pristine_copy
+    from rguard_core.memory import quarantine_source
+    from rguard_core.seed import DEMO_REPO, load_demo
+
+    load_demo(store)
+    target = pristine_copy(store, DEMO_REPO)
+    assert target == PRISTINE_DEMO and graph_state(store, target, DEMO_REPO).pristine
+    quarantine_source(store.repo_graph(target), "issue:31", "edited", "t")
+    dirty = graph_state(store, target, DEMO_REPO)
+    assert not dirty.pristine and dirty.edits == {"quarantine": 1} and "NOT a pristine graph" in dirty.statement
+    assert pristine_copy(store, DEMO_REPO) == target and graph_state(store, target, DEMO_REPO).pristine  # rebuilt
+    with pytest.raises(InvalidInput, match="no seed"):
+        pristine_copy(store, "Kludex/starlette")
+    with pytest.raises(UnknownRepository):
+        graph_state(store, "nobody/nothing-here", "nobody/nothing-here")

@@ -230,6 +230,10 @@ def test_unreachable_server_raises_github_error() -> None:
         with pytest.raises(GitHubError, match="connection failed") as err:
             src.repo_info()
     assert err.value.status is None
+    # said in the user's words: which host, what to do; no urllib3 internals
+    assert str(err.value).startswith(f"cannot reach 127.0.0.1:{port}: check the network, set a GitHub API URL or "
+                                     "ingest a snapshot")
+    assert "HTTPConnectionPool" not in str(err.value) and "Errno" not in str(err.value)
 
 
 def test_client_error_carries_githubs_message(serve: Callable[..., GitHubServer]) -> None:

@@ -103,10 +103,11 @@ def test_cli_guard_json_contract_and_fail_on_warn(store: Store, ledger: str, cap
     code, out, _ = run_cli(["guard", "--repo", ledger, "--diff", str(DIFFS / "money.diff"), "--json"], capsys)
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"repo", "verdict", "findings", "cypher", "timings_ms"}
+    assert set(data) == {"repo", "verdict", "findings", "dismissed", "cypher", "timings_ms", "notes", "skipped_files"}
+    assert data["notes"] == [] and data["skipped_files"] == []
     assert data["repo"] == ledger and data["verdict"] == "warn"
     keys = {"decision_id", "summary", "quote", "source_url", "source", "label", "score", "hops", "path", "premises",
-            "alternatives", "experts", "bus_factor", "learned", "rules"}
+            "alternatives", "experts", "bus_factor", "learned", "lines_key", "rules"}  # lines_key: what a dismissal is about
     for f in data["findings"]:
         assert set(f) == keys and set(f["source"]) == {"kind", "number", "path"}
         assert f["label"] in ("contradicts", "related") and isinstance(f["score"], float)

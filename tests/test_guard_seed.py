@@ -124,13 +124,16 @@ def test_seed_feedback_survives_reingest(store: Store, seed: str, tmp_path_facto
     ingest_snapshot(store, root, repo=repo)
     base = by_id(guard(store, repo, "hmac-eq"))["decision:pr:9"]
     record_feedback(store, repo, "decision:pr:9", "ack", "pnair", "intended for the load test branch")
-    record_feedback(store, repo, "decision:pr:20", "wrong", "tkowalski", "not about cost")
+    cost_lines = by_id(guard(store, repo, "cost-falsy"))["decision:pr:20"].lines_key
+    record_feedback(store, repo, "decision:pr:20", "wrong", "tkowalski", "not about cost", lines_key=cost_lines)
     ov = record_feedback(store, repo, "decision:pr:32", "override", "jdelacroix",
                          "Rate limits are now counted per (API key, client IP) pair for the public tier.")
     ingest_snapshot(store, root, repo=repo)
     assert any("acknowledged by pnair" in n for n in by_id(guard(store, repo, "hmac-eq"))["decision:pr:9"].learned)
-    cost = by_id(guard(store, repo, "cost-falsy"))["decision:pr:20"]
-    assert cost.score == pytest.approx(by_id(guard(store, seed, "cost-falsy"))["decision:pr:20"].score * 0.25)
+    cost = guard(store, repo, "cost-falsy")
+    assert "decision:pr:20" not in by_id(cost)
+    assert [(f.decision_id, f.dismissed.by if f.dismissed else None) for f in cost.dismissed] == [
+        ("decision:pr:20", "tkowalski")]
     rl = by_id(guard(store, repo, "ratelimit-ip"))
     assert "decision:pr:32" not in rl and ov["new_decision"] in rl
     assert rl[ov["new_decision"]].source["kind"] == "correction" and base.label == "contradicts"

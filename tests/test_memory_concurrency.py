@@ -12,7 +12,7 @@ import pytest
 
 from rguard_core.db import Graph, Store
 from rguard_core.errors import StaleCorrectionPreview
-from rguard_core.guard.feedback import WRONG_FACTOR, record_feedback
+from rguard_core.guard.feedback import record_feedback
 from rguard_core.memory import apply_correction, load_scenario, preview_correction, quarantine_source, status
 from rguard_core.schema import ensure_schema
 from tests.memory_oracle import Oracle
@@ -88,7 +88,8 @@ def test_16_reviewers_corrections_and_guard_feedback_lose_no_update(store: Store
     workers: list[Callable[[], Any]] = []
     for i, cid in enumerate(claims):
         workers.append(lambda cid=cid, i=i: correct_until_applied(store.repo_graph(repo), cid, f"Path {i} needs no invalidation.", f"rev{i}"))
-        workers.append(lambda i=i: record_feedback(store, repo, "decision:pr:1", "wrong", f"lead{i}", f"noise {i}"))
+        workers.append(lambda i=i: record_feedback(store, repo, "decision:pr:1", "wrong", f"lead{i}", f"noise {i}",
+                                                   lines_key=f"{i:016x}"))
     results = run_all(workers)
     errors = [r for r in results if isinstance(r, Exception)]
     assert not errors, errors
@@ -96,10 +97,10 @@ def test_16_reviewers_corrections_and_guard_feedback_lose_no_update(store: Store
     assert graph.read("MATCH (k:Correction {kind: 'claim', state: 'applied'}) RETURN count(k) AS n") == [{"n": N_CLAIMS}]
     assert graph.read("MATCH (c:Claim {status: 'superseded'}) RETURN count(c) AS n") == [{"n": N_CLAIMS}]
     assert graph.read("MATCH (:Claim)-[:SUPERSEDES]->(:Claim) RETURN count(*) AS n") == [{"n": N_CLAIMS}]
-    # every feedback landed too: the score was multiplied eight times, nothing overwritten
-    d = graph.read("MATCH (d:Decision {id: 'decision:pr:1'}) RETURN d.score_factor AS s, d.holds AS h, d.label AS l")[0]
-    assert d["s"] == pytest.approx(WRONG_FACTOR ** N_CLAIMS)
-    assert graph.read("MATCH (k:Correction {kind: 'wrong'}) RETURN count(k) AS n") == [{"n": N_CLAIMS}]
+    # every feedback landed too, through the same compare-and-set: eight dismissals, each with its own lines
+    d = graph.read("MATCH (d:Decision {id: 'decision:pr:1'}) RETURN d.holds AS h, d.label AS l")[0]
+    rows = graph.read("MATCH (k:Correction {kind: 'wrong'}) RETURN k.by AS by, k.lines_key AS lk ORDER BY by")
+    assert [(r["by"], r["lk"]) for r in rows] == [(f"lead{i}", f"{i:016x}") for i in range(N_CLAIMS)]
     # no write skew: each reviewer saw "the decision keeps other support", yet the last one took its support away
     assert d["h"] is False and d["l"] == "compensation"
     assert graph.read("MATCH (a:Action {id: 'action:pr:1'}) RETURN a.status AS s") == [{"s": "compensate"}]

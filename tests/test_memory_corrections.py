@@ -120,9 +120,9 @@ def test_replacement_can_itself_be_corrected_and_never_inherits_evidence(g: Grap
 def test_bad_correction_requests_are_clear(g: Graph) -> None:
     with pytest.raises(InvalidInput, match="no claim 'ghost'"):
         preview_correction(g, "ghost", "x", "rita")
-    with pytest.raises(InvalidInput, match="--text"):
+    with pytest.raises(InvalidInput, match="corrected statement"):
         apply_correction(g, "fast", "   ", "rita")
-    with pytest.raises(InvalidInput, match="--by"):
+    with pytest.raises(InvalidInput, match="name or login"):
         apply_correction(g, "fast", "new", "")
     with pytest.raises(InvalidInput, match="no source 'ghost'"):
         quarantine_source(g, "ghost")

@@ -1,5 +1,6 @@
-"""AppTest of the Decision graph page: graph and legend, the node picker driving the detail pane, the cap and
-"show more", filters, "why" with receipts and the refusal, blast radius, the correction hand-off, empty states."""
+"""AppTest of the Decision graph page: the overview by directory with its legend, the node picker driving the detail
+pane, the search box focusing a node (pr:N, #N, words, files), the list beside the canvas, "why" with receipts and
+the refusal, blast radius with titles, the correction hand-off, empty states."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rguard_core.db import Graph, Store
+from rguard_core.focus import overview_view
 from rguard_core.seed import DEMO_REPO, DEMO_SNAPSHOT, load_demo
-from rguard_core.views import build_view
 from tests.test_views import ledger_copy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,11 +56,12 @@ def test_graph_renders_with_legend_and_picker(store: Store, ledger: str) -> None
     at = open_page(ledger)
     assert at.title[0].value == "Decision graph"
     options = at.selectbox(key="dg_pick").options  # labels: icon, short text, status
-    view = build_view(store, ledger)
-    assert len(options) == len(view.nodes) and "◆ Keep unknown prices as None · holds" in options
+    view = overview_view(store, ledger)
+    assert len(options) == len([n for n in view.nodes if n.type != "group"])
+    assert "◆ Keep unknown prices as None · holds" in options
     legend = html_blocks(at)
     assert all(s in legend for s in ("holds", "fallen", "superseded", "needs review", "held", "quarantined"))
-    assert "5 of 5 decision(s)" in texts(at)
+    assert "5 of 5 decision(s) drawn by directory" in texts(at)
 
 
 def test_picking_a_node_shows_its_receipts(store: Store, ledger: str) -> None:
@@ -69,30 +71,43 @@ def test_picking_a_node_shows_its_receipts(store: Store, ledger: str) -> None:
     quote = store.repo_graph(ledger).read("MATCH (d:Decision {id: 'decision:pr:10'}) RETURN d.quote AS q")[0]["q"]
     assert f"<mark>{quote}</mark>" in html_blocks(at)
     assert "verified verbatim" in body and "Rejected alternatives" in body
+    assert "decision:pr:10" not in body  # the raw id sits only in the copy box
+    assert "decision:pr:10" in [c.value for c in at.code]
     link = next(b for b in at.button if "justifies" in b.label and "Unknown prices are billed as free" in b.label)
     link.click().run()  # walking to a linked node makes it the selection
     assert at.session_state["dg_selected"] == "claim:issue:1:0:33"
     assert "Unknown prices are billed as free" in texts(at)
 
 
-def test_filters_and_empty_result(store: Store, ledger: str) -> None:
+@pytest.mark.parametrize("typed", ["pr:10", "#10", "PR 10", "unknown prices"])
+def test_the_search_box_focuses_the_node(store: Store, ledger: str, typed: str) -> None:
     at = open_page(ledger)
-    at.text_input(key="dg_path").input("pricing").run()
-    assert "1 of 1 decision(s)" in texts(at)
-    at.text_input(key="dg_text").input("no such decision anywhere").run()
-    assert not at.exception and "No decision matches these filters." in texts(at)
+    at.text_input(key="dg_find").input(typed).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dg_focus"] == "decision:pr:10" and at.session_state["dg_selected"] == "decision:pr:10"
+    assert "drawn around PR \\#10 · Keep unknown prices as None" in texts(at)  # markdown-escaped
+    at.button(key="dg_clear").click().run()
+    assert at.session_state["dg_focus"] is None and "drawn by directory" in texts(at)
 
 
-def test_cap_and_show_more_on_the_demo_seed(store: Store) -> None:
+def test_a_file_search_and_nothing_found(store: Store, ledger: str) -> None:
+    at = open_page(ledger)
+    at.text_input(key="dg_find").input("pricing").run()
+    assert not at.exception and str(at.session_state["dg_focus"]).startswith(("file:", "dir:", "decision:"))
+    at.text_input(key="dg_find").input("no such decision anywhere").run()
+    assert not at.exception and "Nothing matches" in texts(at)
+
+
+def test_the_demo_seed_overview_and_list(store: Store) -> None:
     if not DEMO_SNAPSHOT.is_dir():
         pytest.skip(f"demo seed missing at {DEMO_SNAPSHOT}")
     load_demo(store)
     at = open_page(DEMO_REPO)
-    assert "cap 150" in texts(at)
-    shown = len(at.selectbox(key="dg_pick").options)
-    assert shown <= 150
-    at.button(key="dg_more").click().run()
-    assert not at.exception and len(at.selectbox(key="dg_pick").options) > shown
+    view = overview_view(store, DEMO_REPO)
+    assert f"{view.decisions_total} of {view.decisions_total} decision(s) drawn by directory" in texts(at)
+    table = at.dataframe[0].value
+    assert len(table) == view.decisions_total and {"decision", "status", "source", "link"} <= set(table.columns)
+    assert not table["decision"].str.startswith("decision:").any()
 
 
 def test_ask_why_lists_decisions_with_quotes_and_links(store: Store, ledger: str) -> None:
@@ -103,7 +118,7 @@ def test_ask_why_lists_decisions_with_quotes_and_links(store: Store, ledger: str
     assert "decision(s) found by the words keep, unknown, prices, null" in body
     assert "Keep unknown prices as None" in body and "(https://github.com/acme/ledger/pull/10)" in body
     next(b for b in at.button if b.label == "Show in graph").click().run()
-    assert at.session_state["dg_selected"] == "decision:pr:10"
+    assert at.session_state["dg_selected"] == "decision:pr:10" and at.session_state["dg_focus"] == "decision:pr:10"
 
 
 def test_ask_why_declines_to_grade_code(store: Store, ledger: str) -> None:
@@ -114,9 +129,13 @@ def test_ask_why_declines_to_grade_code(store: Store, ledger: str) -> None:
 
 
 def test_blast_radius_and_correction_hand_off(store: Store, ledger: str) -> None:
-    at = pick(open_page(ledger), "issue:1")
+    at = open_page(ledger)
+    at.text_input(key="dg_find").input("issue:1").run()  # a source is reached by search, then drawn as the focus
+    assert at.session_state["dg_selected"] == "issue:1"
     at.button(key="dg_blast_btn").click().run()
-    assert not at.exception and "Blast radius" in texts(at) and "decision:pr:10" in texts(at)
+    body = texts(at)
+    assert not at.exception and "Blast radius" in body and "PR \\#10 · Keep unknown prices as None" in body
+    assert "decision:pr:10" not in body
     at.button(key="dg_correct").click().run()
     assert at.session_state["correction_target"] == {"repo": ledger, "id": "issue:1", "type": "source"}
     assert at.title[0].value == "Corrections" and not at.exception
@@ -136,3 +155,18 @@ def test_empty_and_unknown_repositories_render(store: Store, repo_name: str) -> 
     page.session_state["repo"] = "nobody/nothing"
     page.run()
     assert not page.exception and "ingest it first" in texts(page)
+
+
+def test_the_node_and_the_question_live_in_the_url(store: Store, ledger: str) -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["repo"] = ledger
+    at.run()
+    at.switch_page(PAGE)
+    at.query_params["node"] = "decision:pr:10"
+    at.query_params["q"] = "why keep unknown prices as None"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dg_selected"] == "decision:pr:10"
+    assert at.text_input(key="dg_question").value == "why keep unknown prices as None"
+    assert at.selectbox(key="dg_pick").value == "decision:pr:10"
+    assert at.query_params["node"] in ("decision:pr:10", ["decision:pr:10"])

@@ -27,6 +27,14 @@ def ledger_repo(store: Store, repo_name: str, tmp_path: Path) -> Iterator[str]:
     store.repo_graph(repo_name).delete()
 
 
+def _cases_for(repo: str, tmp_path: Path) -> Path:
+    """The ledger cases file, naming the test's own copy of the repository."""
+    text = LEDGER_CASES.read_text()
+    out = tmp_path / "cases.yaml"
+    out.write_text("\n".join(f"repo: {repo}" if line.startswith("repo:") else line for line in text.splitlines()) + "\n")
+    return out
+
+
 def _page() -> AppTest:
     return AppTest.from_file(str(PAGE), default_timeout=120)
 
@@ -40,13 +48,15 @@ def test_page_without_a_cases_file_explains_and_still_offers_the_memory_benchmar
     assert any("What the guard cases cover" in m.value for m in at.markdown)
 
 
-def test_guard_eval_runs_from_the_page_with_drill_down_and_history(store: Store, ledger_repo: str) -> None:
+def test_guard_eval_runs_from_the_page_with_drill_down_and_history(store: Store, ledger_repo: str,
+                                                                  tmp_path: Path) -> None:
     at = _page().run()
-    at.text_input(key="eval_cases_path").input(str(LEDGER_CASES)).run()
-    at.text_input(key="eval_repo").input(ledger_repo).run()
+    at.text_input(key="eval_cases_path").input(str(_cases_for(ledger_repo, tmp_path))).run()
+    assert any(ledger_repo.replace("-", "\\-") in m.value and "named by the cases file" in m.value for m in at.markdown)
     at.button(key="eval_run_guard").click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    assert any("a pristine graph" in s.value for s in at.success)
     labels = [m.label for m in at.metric]
     assert labels[:4] == ["Recall", "False warnings", "Precision", "Attribution"]
     assert at.metric[0].value.endswith("%")
@@ -76,3 +86,23 @@ def test_memory_benchmark_runs_both_variants_from_the_page(store: Store) -> None
     rg_base = current[(current["variant"] == "base") & (current["system"] == "rguard")].iloc[0]
     assert rg_base["poisoned_served"] == 0.0 and rg_base["valid_preserved"] == 1.0
     assert any("mirror detection found" in c.value for c in at.caption)
+
+
+def test_cases_for_a_repository_that_is_not_ingested_are_refused(store: Store, tmp_path: Path) -> None:
+    at = _page().run()
+    at.text_input(key="eval_cases_path").input(str(_cases_for("nobody/never-ingested", tmp_path))).run()
+    assert not at.exception
+    assert any("nobody/never-ingested, which is not ingested" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key == "eval_run_guard"]  # nothing to run, nothing saved
+
+
+def test_a_graph_reviewers_edited_is_scored_with_that_said(store: Store, ledger_repo: str, tmp_path: Path) -> None:
+    from rguard_core.memory import quarantine_source
+
+    quarantine_source(store.repo_graph(ledger_repo), "issue:3", "test", "t")
+    at = _page().run()
+    at.text_input(key="eval_cases_path").input(str(_cases_for(ledger_repo, tmp_path))).run()
+    at.button(key="eval_run_guard").click().run()
+    assert not at.exception
+    assert any("NOT a pristine graph" in w.value and "1 quarantine in force" in w.value for w in at.warning), [
+        w.value for w in at.warning]

@@ -16,7 +16,7 @@ from rguard_core.db import Graph, Store
 from rguard_core.errors import InvalidInput, LLMError, UnknownRepository
 from rguard_core.llm import LLMClient
 from rguard_core.memory import quarantine_source
-from rguard_core.why import NO_ANSWER, REFUSAL, content_words, is_review_request, tokens, why
+from rguard_core.why import NO_ANSWER, REFUSAL, content_words, fulltext_query, is_review_request, tokens, why
 from tests import openai_server as _server
 from tests.openai_server import OpenAIServer
 from tests.test_views import ledger_copy
@@ -43,30 +43,39 @@ def receipts_are_verbatim(g: Graph, ans) -> None:  # type: ignore[no-untyped-def
         assert text[r.start:r.end] == r.quote and r.quote
 
 
-def test_whole_sentence_is_tried_first(store: Store, ledger: tuple[str, Graph]) -> None:
+def test_content_words_are_searched_with_prefixes(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
     ans = why(store, repo, "deny by default")
-    assert ans.kind == "answer" and ans.mode == "sentence" and ans.query == "deny by default"
+    assert ans.kind == "answer" and ans.mode == "words" and ans.query == "deny|default"
     assert ans.decisions[0].receipt.id in {"decision:pr:12", "decision:doc:docs/adr/0001-deny-by-default.md"}
     receipts_are_verbatim(g, ans)
 
 
-def test_stop_word_fallback_finds_the_decision_with_its_reasons(store: Store, ledger: tuple[str, Graph]) -> None:
+def test_the_decision_comes_with_its_reasons_never_its_own_title(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
     ans = why(store, repo, "why do we keep unknown prices as null?")
-    assert ans.mode == "words" and ans.query == "keep|unknown|prices|null"  # 'why do we … as' dropped, '?' gone
+    assert ans.query == "keep|unknown|prices|null"  # 'why do we … as' dropped, '?' gone
     top = ans.decisions[0]
     assert top.receipt.id == "decision:pr:10" and top.receipt.url and top.receipt.url.startswith("https://")
     justifying = {r["id"] for r in g.read("MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->"
                                           "(:Decision {id: 'decision:pr:10'}) RETURN c.id AS id")}
     assert top.because and {c.id for c in top.because} <= justifying
+    for d in ans.decisions:
+        assert all(c.quote not in (d.receipt.text, d.receipt.quote) for c in d.because)
+        assert all(not c.quote.rstrip().endswith("?") for c in d.because)
     receipts_are_verbatim(g, ans)
     assert set(ans.allowed) == {d.receipt.id for d in ans.decisions} | {c.id for d in ans.decisions for c in d.because}
+    assert set(top.channels) <= {"decision", "claim", "source", "linked", "symbol", "file"} and top.channels
+
+
+def test_fulltext_query_keeps_identifiers_and_adds_prefixes() -> None:
+    assert fulltext_query(["max_age", "checked", "none"]) == "max_age|max|age|checked|none"
+    assert fulltext_query(["compression"]) == "compression|compre*"
 
 
 def test_words_and_stop_words() -> None:
-    assert tokens("deny-by-default? (see #12) @x:{y} a|b *") == ["deny", "by", "default", "see", "12", "x", "y", "a",
-                                                                   "b"]
+    assert tokens("deny-by-default? (see #12) @x:{y} a|b * max_age __x") == ["deny", "by", "default", "see", "12", "x",
+                                                                           "y", "a", "b", "max_age", "x"]
     assert content_words(tokens("Why do we keep Unknown prices as NULL, why?")) == ["keep", "unknown", "prices", "null"]
 
 
@@ -178,3 +187,26 @@ def test_cli_prints_the_answer_as_json(store: Store, ledger: tuple[str, Graph], 
     assert REFUSAL in capsys.readouterr().out
     assert main(["why", "--repo", "nobody/nothing", "why?", "--json"]) == 2
     assert "no graph for repository" in capsys.readouterr().err
+
+
+def test_max_age_question_finds_pr_1387_with_context_not_its_title(store: Store) -> None:
+    from rguard_core.ingest.pipeline import ingest_snapshot
+    from tests.conftest import realdata_or_skip
+
+    repo = "Kludex/starlette"
+    if not store.repo_graph(repo).exists():
+        ingest_snapshot(store, realdata_or_skip() / "github", repo=repo)
+    ans = why(store, repo, "why is max_age checked with is not None")
+    top = [d.receipt.id for d in ans.decisions[:3]]
+    assert "decision:pr:1387" in top, top
+    d = next(d for d in ans.decisions if d.receipt.id == "decision:pr:1387")
+    assert all(c.quote != d.receipt.text for c in d.because)
+    g = store.repo_graph(repo)
+    text = g.read("MATCH (s:Source {id: 'pr:1387'}) RETURN s.text AS t")[0]["t"]
+    shown = d.because or ([d.context] if d.context else [])
+    assert shown and all(r.quote != d.receipt.text for r in shown)
+    if d.context is not None:
+        assert text[d.context.start:d.context.end] == d.context.quote and "max_age" in d.context.quote
+    reverted = [x for x in ans.decisions if x.replaced_by]
+    assert all("reverted" in x.note or "superseded" in x.note for x in reverted)
+    assert "source_text" not in json.dumps(ans.as_dict())

@@ -9,15 +9,29 @@ import streamlit as st
 
 from rguard_core.node_detail import SourceText
 
+# Bidirectional and invisible formatting characters: an RLO makes "evil" read "live", a zero-width space hides
+# inside an identifier. Source text shows each of them as a visible marker instead of obeying it.
+CONTROLS = re.compile("[\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+                      "\u206a-\u206f\u3164\ufeff\uffa0\U000e0000-\U000e007f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every bidi / zero-width control shown as ``⟦U+202E⟧`` (plain text, no markup)."""
+    return CONTROLS.sub(lambda m: f"⟦U+{ord(m.group()):04X}⟧", str(text))
+
 
 def md(text: str) -> str:
     """Repository text shown through markdown: every character markdown (or Streamlit's directives, LaTeX and
-    HTML) could act on is escaped, so the text reads literally."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])", r"\\\1", " ".join(str(text).split()))
+    HTML) could act on is escaped, and controls are shown, so the text reads literally."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=^])", r"\\\1", " ".join(visible(text).split()))
+
+
+_SAFE_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%/+-]*)?(#[A-Za-z0-9._~%-]*)?$")
 
 
 def link(label: str, url: str | None) -> str:
-    return f"[{md(label)}]({url})" if url and url.startswith(("http://", "https://")) else md(label)
+    """A link to a source page; anything but a plain http(s) address (no query, no markup) is shown as text."""
+    return f"[{md(label)}]({url})" if url and _SAFE_URL.match(url) else md(label)
 
 
 def show_evidence(ev: SourceText) -> None:
@@ -34,4 +48,4 @@ def show_evidence(ev: SourceText) -> None:
 
 
 def _html(text: str) -> str:
-    return html.escape(text).replace("\n", "<br>")
+    return html.escape(visible(text)).replace("\n", "<br>")

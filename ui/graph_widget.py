@@ -14,50 +14,82 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from collections.abc import Iterable
 
 import streamlit as st
 from streamlit_agraph import Config, Edge, Node, agraph
 
 from rguard_core.views import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
+from ui.evidence import visible
 
-LEVELS = {"correction": 0, "source": 1, "claim": 2, "decision": 3, "action": 4}
+LEVELS = {"correction": 0, "source": 1, "group": 1, "claim": 2, "decision": 3, "action": 4}  # hubs beside the sources
 EDGE_COLOURS = {"SUPPORTS": "#8a9bb0", "JUSTIFIES": "#2e9e5b", "IMPLEMENTS": "#4a7fd4", "CORRECTS": "#e26fb0",
-                "SUPERSEDES": "#6d6d6d", "REJECTED": "#d64545"}
-DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS"}
+                "SUPERSEDES": "#6d6d6d", "REJECTED": "#d64545", "REVERTS": "#b5179e", "CONTAINS": "#c3c9d1"}
+DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS", "REVERTS"}
+# drawn so every arrow reads Sources → Claims → Decisions → Actions: the stored Action-IMPLEMENTS->Decision turns
+FLIPPED = {"IMPLEMENTS": "IMPLEMENTED BY"}
+LABEL_CHARS = 34  # two lines of a 175-unit column at FONT
+FONT = 18  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
 TINTS = {"holds": "#d5efdf", "fallen": "#f6d0d0", "superseded": "#e6e7e9", "needs review": "#fde9b8",
          "held": "#e4d7f5", "quarantined": "#bdbdbd"}
 KIND_TINTS = {"pr": "#d6e3f7", "issue": "#cdeeee", "comment": "#e6f1fa", "doc": "#dcdff3", "human_correction": "#f8dcec"}
 HIGHLIGHT = "rgba(0, 170, 255, 0.95)"  # a glow no status colour uses: the blast radius
-SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18}
+SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18, "group": 24}
+HIERARCHY_NODES = 60  # a focus view (focus.py FOCUS_NODES) still reads left to right
 EDGE_LABELS_UP_TO = 60
-HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip
-PAD, PAD_LEVELS = "__pad_", 0.45
-SMALL_HEIGHT = 480  # a layered graph of a few dozen nodes fits; more height would only be blank canvas
+HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip (unfocused views)
+PAD, PAD_LEVELS = "__pad_", 0.5
 UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
 
 
+TIP_WIDTH, TIP_LINES = 64, 14  # vis tooltips do not wrap: long lines ran off the frame's edge
+
+
 def plain(text: str) -> str:
-    """Text that is inert as HTML but reads the same (the component parses titles as markup)."""
-    return text.replace("&", "＆").replace("<", "‹").replace(">", "›")
+    """Text that is inert as HTML but reads the same (the component parses titles as markup): bidi and
+    zero-width controls shown as markers, so a title reads as written, and wrapped to short lines so the
+    tooltip stays inside the frame."""
+    lines = [w for line in visible(text).splitlines() for w in (textwrap.wrap(line, TIP_WIDTH) or [""])]
+    if len(lines) > TIP_LINES:
+        lines = lines[:TIP_LINES - 1] + ["…"]
+    return "\n".join(lines).replace("&", "＆").replace("<", "‹").replace(">", "›")
 
 
-def _node(n: ViewNode, highlighted: bool, compact: bool) -> Node:
+def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) -> Node:
+    if n.type == "group":
+        fill = TINTS.get(n.status, "#eef1f5") if n.status != "holds" else "#eef1f5"
+        border = STATUS_COLOURS[n.status] if n.status != "holds" else "#7a8594"
+        return Node(id=n.id, label=n.label, title=plain(n.title), shape="box", level=LEVELS["group"],
+                    color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
+                    borderWidth=3 if focus else 2, margin=8, widthConstraint={"maximum": 220},
+                    font={"size": FONT + 1, "color": "#1a1a1a", "face": "sans-serif", "bold": {"size": FONT + 1}},
+                    shadow={"enabled": focus, "color": "rgba(0,0,0,0.35)", "size": 12, "x": 0, "y": 0})
     if n.type == "source":
         fill = TINTS["quarantined"] if n.status == "quarantined" else KIND_TINTS.get(n.kind, "#eeeeee")
         border = KIND_COLOURS.get(n.kind, "#888888") if n.status == "holds" else STATUS_COLOURS[n.status]
     else:
         fill = border = STATUS_COLOURS[n.status]
-    width = 2 if n.status == "holds" else 4
+    width = 2 if n.status == "holds" else 4  # anything needing attention gets a heavy border as well as its colour
     inside = TYPE_SHAPES[n.type] == "box"
-    extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {}
+    # labels wrap at one column's width, so neighbouring columns' labels never run into each other
+    extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {"widthConstraint": {"maximum": 175}}
     return Node(
-        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else n.label, title=plain(n.title), shape=TYPE_SHAPES[n.type], size=SIZES[n.type],
+        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else _two_lines(visible(n.label)), title=plain(n.title),
+        shape=TYPE_SHAPES[n.type], size=SIZES[n.type] + (8 if focus else 0),
         color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
-        borderWidth=width, borderWidthSelected=width + 2, level=LEVELS[n.type],
-        font={"size": 17 if n.type == "decision" else 13, "color": "#1a1a1a", "face": "sans-serif"},
-        shadow={"enabled": highlighted, "color": HIGHLIGHT, "size": 30, "x": 0, "y": 0}, **extra,
+        borderWidth=width + (2 if focus else 0), borderWidthSelected=width + 2, level=LEVELS[n.type],
+        font={"size": FONT + (2 if focus else 0), "color": "#1a1a1a", "face": "sans-serif",
+              "background": "rgba(255,255,255,0.8)"},
+        shadow={"enabled": highlighted or focus, "color": HIGHLIGHT if highlighted else "rgba(0,0,0,0.35)",
+                "size": 30 if highlighted else 14, "x": 0, "y": 0}, **extra,
     )
+
+
+def _two_lines(label: str, limit: int = LABEL_CHARS) -> str:
+    """A label that wraps to at most two lines in its column (the full text is in the tooltip and the list)."""
+    label = " ".join(label.split())
+    return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
 
 
 def _pads(levels: set[int]) -> list[Node]:
@@ -71,27 +103,81 @@ def _pads(levels: set[int]) -> list[Node]:
 
 def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Edge:
     colour = EDGE_COLOURS.get(word, "#999999")
-    extra = {"label": word, "font": {"size": 9, "color": colour, "strokeWidth": 3, "align": "middle"}} if labelled else {}
-    return Edge(source=source, target=target, color=colour, title=plain(title or word), dashes=word in DASHED,
-                width=1.5, arrows="to", **extra)
+    if word in FLIPPED:
+        source, target, word = target, source, FLIPPED[word]
+    shown = labelled and word != "CONTAINS"
+    extra = {"label": word.lower(), "font": {"size": 12, "color": colour, "strokeWidth": 3, "align": "middle"}} if shown else {}
+    return Edge(source=source, target=target, color=colour, title=plain(title or word.lower()), dashes=word in DASHED,
+                width=2.5 if word in ("REVERTS", "SUPERSEDES") else 1.5, arrows="to", **extra)
 
 
-def _config(height: int, hierarchical: bool) -> Config:
+GRID_COLUMNS, CELL_W, CELL_H = 5, 236, 62  # the overview grid in canvas units: the page draws it full width
+
+
+def _grid(view: GraphView) -> list[Node]:
+    """The overview as a fixed grid: each directory a header box, its decisions in rows beneath it. Positions are
+    computed here, so the layout is the same on every rerun and nothing drifts under the pointer."""
+    members: dict[str, list[ViewNode]] = {}
+    for e in view.edges:
+        if e.word == "CONTAINS":
+            node = view.node(e.target)
+            if node is not None:
+                members.setdefault(e.source, []).append(node)
+    groups = [n for n in view.nodes if n.type == "group"]
+    out: list[Node] = []
+    row = 0
+    col = 0
+    for g in groups:
+        inner = members.get(g.id, [])
+        if inner:  # a directory with its decisions starts a new band
+            row += 1 if col else 0
+            col = 0
+        out.append(_at(_node(g, False, False), col, row))
+        col += 1
+        if inner:
+            row, col = row + 1, 0
+            for i, d in enumerate(inner):
+                node = _node(d, False, False)
+                node.shape = "box"  # in the grid a decision is a box with its status colour; ◆ marks it
+                node.label = f"◆ {d.label}"
+                node.__dict__.update(margin=6, widthConstraint={"minimum": CELL_W - 30, "maximum": CELL_W - 30})
+                node.__dict__["color"] = {"background": TINTS.get(d.status, "#ffffff"),
+                                          "border": STATUS_COLOURS[d.status],
+                                          "highlight": {"background": TINTS.get(d.status, "#ffffff"), "border": "#111"}}
+                out.append(_at(node, i % GRID_COLUMNS, row + i // GRID_COLUMNS))
+            row += (len(inner) + GRID_COLUMNS - 1) // GRID_COLUMNS
+        elif col >= GRID_COLUMNS:
+            row, col = row + 1, 0
+    return out
+
+
+def _at(node: Node, col: int, row: int) -> Node:
+    node.__dict__.update(x=col * CELL_W, y=row * CELL_H, fixed=True, physics=False)
+    return node
+
+
+def _config(height: int, hierarchical: bool, fixed: bool = False) -> Config:
     """vis-network options; set as whole dicts because Config copies unknown keyword arguments to the top level."""
     config = Config(height=height, width=900, directed=True, physics=not hierarchical, hierarchical=hierarchical)
     config.width = "100%"  # Config only formats pixels; vis accepts any CSS width
-    config.interaction = {"hover": True, "tooltipDelay": 150, "navigationButtons": False, "zoomView": True}
-    if hierarchical:
+    config.groups = {}  # Config's default None reaches vis as "groups: null", which it rejects on every render
+    config.interaction = {"hover": True, "tooltipDelay": 150, "navigationButtons": True, "keyboard": False,
+                          "zoomView": True}
+    if fixed:
+        config.physics = {"enabled": False}
+        config.layout = {"hierarchical": {"enabled": False}}
+        config.interaction["dragNodes"] = False
+    elif hierarchical:
         # few nodes: the provenance chain reads left to right, one column per node type
         config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                          "levelSeparation": 170, "nodeSpacing": 60, "treeSpacing": 80}}
+                                          "levelSeparation": 195, "nodeSpacing": 92, "treeSpacing": 92}}
         config.edges = {"smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
                                    "roundness": 0.4}}
     else:
         # many nodes: one column per type would be a strip thousands of pixels tall; a force layout shows clusters
         config.physics = {"enabled": True, "solver": "forceAtlas2Based", "minVelocity": 2, "timestep": 0.5,
-                          "forceAtlas2Based": {"gravitationalConstant": -45, "springLength": 55, "centralGravity": 0.015,
-                                               "avoidOverlap": 0.4},
+                          "forceAtlas2Based": {"gravitationalConstant": -120, "springLength": 110,
+                                               "centralGravity": 0.02, "avoidOverlap": 0.8},
                           "stabilization": {"enabled": True, "iterations": 400, "fit": True}}
         config.layout = {"randomSeed": 7, "improvedLayout": True}
         config.edges = {"smooth": {"enabled": True, "type": "continuous"}}
@@ -102,13 +188,18 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     """Draw the view left to right (corrections, sources, claims, decisions, actions). A click on a node stores its
     id in ``st.session_state[selection_key]``; returns True when this run brought a new click."""
     marked = set(highlight)
-    compact = len(view.nodes) > HIERARCHY_UP_TO
-    nodes = [_node(n, n.id in marked, compact) for n in view.nodes]
-    if not compact and nodes:
-        nodes += _pads({LEVELS[n.type] for n in view.nodes})
-    labelled = len(view.edges) <= EDGE_LABELS_UP_TO
-    edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
-    config = _config(height if compact else SMALL_HEIGHT, hierarchical=not compact)
+    grouped = any(n.type == "group" for n in view.nodes) and not view.focus
+    if grouped:  # the overview: directories and their decisions on a fixed grid, no edges
+        nodes, edges = _grid(view), []
+        config = _config(height, hierarchical=False, fixed=True)
+    else:
+        compact = len(view.nodes) > (HIERARCHY_NODES if view.focus else HIERARCHY_UP_TO)
+        nodes = [_node(n, n.id in marked, compact, n.id == view.focus) for n in view.nodes]
+        if not compact and nodes:
+            nodes += _pads({LEVELS[n.type] for n in view.nodes})
+        labelled = len(view.edges) <= EDGE_LABELS_UP_TO
+        edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
+        config = _config(height, hierarchical=not compact)
     # the component's identity is its arguments: when they change it remounts and its last value is gone
     signature = hashlib.sha1(json.dumps([[n.to_dict() for n in nodes], [e.to_dict() for e in edges],
                                          config.__dict__], sort_keys=True, default=str).encode()).hexdigest()
@@ -160,6 +251,7 @@ def draw_path(path: list[str], hops: list[str], height: int = 180) -> None:
             edges.append(Edge(source=a, target=b, color="#8a9bb0", arrows="to", width=1.5))
     config = Config(height=height, width=900, directed=True, physics=False, hierarchical=True)
     config.width = "100%"
+    config.groups = {}
     config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
                                       "levelSeparation": 150}}
     config.interaction = {"hover": True, "dragNodes": False, "zoomView": False}

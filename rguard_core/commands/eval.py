@@ -17,6 +17,7 @@ from ..db import open_store
 from ..errors import InvalidInput
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "eval" / "cases.yaml"
+DEFAULT_WHY_CASES = DEFAULT_CASES.parent / "why_cases.yaml"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--cases", default=str(DEFAULT_CASES), help="cases YAML (default: eval/cases.yaml)")
     g.add_argument("--repo", help="OWNER/NAME to run against (default: the cases file's repo)")
     g.add_argument("--judge", choices=("offline", "llm"), default="offline")
+    g.add_argument("--pristine", action="store_true",
+                   help="score a fresh copy of the demo seed in its own graph (for the seed's cases)")
     _common(g)
     g.set_defaults(func=run_guard_cmd)
 
@@ -50,8 +53,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(r)
     r.set_defaults(func=run_replay_cmd)
 
+
+    w = esub.add_parser("why", help="labelled why-questions: hit@3 on the tune and the holdout half")
+    w.add_argument("--cases", default=str(DEFAULT_WHY_CASES), help="why-cases YAML (default: eval/why_cases.yaml)")
+    w.add_argument("--split", choices=("tune", "holdout", "all"), default="all")
+    _common(w)
+    w.set_defaults(func=run_why_cmd)
+
+
     h = esub.add_parser("history", help="past eval runs, newest first")
-    h.add_argument("--kind", choices=("guard", "memory", "replay"), default="guard")
+    h.add_argument("--kind", choices=("guard", "memory", "replay", "why"), default="guard")
     h.add_argument("--limit", type=int, default=20)
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=run_history_cmd)
@@ -83,16 +94,21 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
     from ..evaluation import append_run, load_cases, run_guard_eval
 
     settings = Settings.from_env()
+    from ..evaluation.pristine import graph_state, pristine_copy
+
     cases = load_cases(args.cases)
-    res = run_guard_eval(open_store(settings), cases, judge=args.judge, repo=args.repo, settings=settings,
-                         progress=_progress)
+    store = open_store(settings)
+    target = pristine_copy(store, cases.repo) if args.pristine else args.repo or cases.repo
+    state = graph_state(store, target, cases.repo)  # refuses an unknown repository; says whether it is pristine
+    res = run_guard_eval(store, cases, judge=args.judge, repo=target, settings=settings, progress=_progress)
     if not args.no_save:
-        append_run(settings, "guard", res.history_record())
+        append_run(settings, "guard", {**res.history_record(), "graph": state.as_dict()})
     if args.json:
-        print_json(res.as_dict())
+        print_json({**res.as_dict(), "graph": state.as_dict()})
         return 0
     m = res.metrics
     print(f"{res.repo}: {m['counts']['cases']} cases ({args.cases}), judge {args.judge}, git {res.run.git_sha or '-'}")
+    print(f"  {state.statement}")
     print(f"  recall {_pct(m['recall'])}  false positives {_pct(m['false_positive_rate'])}  "
           f"precision {_pct(m['precision'])}  attribution {_pct(m['attribution'])}")
     print(f"  graph ms p50 {m['graph_ms_p50']} p95 {m['graph_ms_p95']}   total ms p50 {m['total_ms_p50']} "
@@ -168,6 +184,32 @@ def run_replay_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_why_cmd(args: argparse.Namespace) -> int:
+    from ..evaluation import append_run, run_why_eval
+
+    settings = Settings.from_env()
+    splits = ("tune", "holdout") if args.split == "all" else (args.split,)
+    res = run_why_eval(open_store(settings), args.cases, splits=splits, progress=_progress)
+    if not args.no_save:
+        append_run(settings, "why", res.history_record())
+    if args.json:
+        print_json(res.as_dict())
+        return 0
+    print(f"why eval: {args.cases}, git {res.run.git_sha or '-'}")
+    for split in (*splits, "all"):
+        m = res.metrics(None if split == "all" else split)
+        if m["n"]:
+            print(f"  {split:<8} {m['n']:>3} questions  hit@3 {_pct(m['hit_at_3'])}  hit@1 {_pct(m['hit_at_1'])}  "
+                  f"MRR {m['mrr']:.3f}")
+    for r in res.results:
+        if not r.hit:
+            print(f"  MISS {r.case.id} ({r.case.split}): {r.case.question!r} expected {', '.join(r.case.expect)}; "
+                  f"rank {r.rank or '-'}; got {', '.join(r.got[:3]) or '-'}")
+    if res.skipped:
+        print(f"  skipped (data not on this machine): {', '.join(res.skipped)}")
+    return 0
+
+
 def run_history_cmd(args: argparse.Namespace) -> int:
     from ..evaluation import list_runs
 
@@ -182,6 +224,10 @@ def run_history_cmd(args: argparse.Namespace) -> int:
             m = r.get("metrics", {})
             print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('source')}  "
                   f"catch {_pct(m.get('catch_rate'))}  ordinary warn {_pct(m.get('ordinary_warn_rate'))}")
+        elif args.kind == "why":
+            m = r.get("metrics", {})
+            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  "
+                  f"hit@3 tune {_pct(m.get('tune', {}).get('hit_at_3'))}  holdout {_pct(m.get('holdout', {}).get('hit_at_3'))}")
         elif args.kind == "guard":
             m = r.get("metrics", {})
             print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('repo')}  "

@@ -6,16 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..activity import record_guard_run
 from ..cli import print_json
 from ..db import open_store
-from ..errors import InvalidInput
+from ..errors import DiffParseError, InvalidInput
 from ..guard import record_feedback, run_guard
+from ..guard.diffparse import MAX_INPUT_BYTES
 from ..guard.feedback import KINDS
 from ..guard.model import GuardReport
 from ..guard.run import JUDGES
 
 EXIT_WARN = 3
-MAX_INPUT_BYTES = 64 * 1024 * 1024  # read at most this much; the parser bounds its own work further
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "with --diff, PR N's own decision is left out of the candidates")
     p.add_argument("--judge", choices=JUDGES, default="offline", help="offline (default, deterministic) or llm")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn (CI gates)")
+    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn, or when any file "
+                   "was left unchecked by the diff limits (CI gates)")
     p.set_defaults(func=run_guard_cmd)
 
     f = sub.add_parser("feedback", help="ack, mark wrong, or override a guard finding's decision")
@@ -35,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--kind", required=True, choices=KINDS)
     f.add_argument("--by", required=True, help="your login")
     f.add_argument("--reason", required=True, help="why; for override, the new decision in your own words")
+    f.add_argument("--lines", metavar="KEY", help="for wrong: the finding's lines_key from `guard --json`")
+    f.add_argument("--diff", metavar="FILE|-", help="for wrong: the diff the guard judged (guarded again to find the lines)")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=run_feedback_cmd)
 
@@ -44,27 +48,38 @@ def read_diff(arg: str | None) -> str | None:
     if arg is None:
         return None
     if arg == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT_BYTES)
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
         path = Path(arg)
-        if not path.is_file():
+        if not path.exists():
             raise InvalidInput(f"--diff {arg}: no such file")
+        if not path.is_file():  # a folder, FIFO or device: never read it
+            raise InvalidInput(f"--diff {arg} is not a regular file; pass a diff file, or - to read stdin")
         with path.open("rb") as fh:
-            data = fh.read(MAX_INPUT_BYTES)
+            data = fh.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise DiffParseError(f"--diff {arg}: the diff is over {MAX_INPUT_BYTES:,} bytes; guard it in parts "
+                             "(for example one directory at a time)")
     return data.decode("utf-8", errors="replace")
 
 
 def run_guard_cmd(args: argparse.Namespace) -> int:
     if args.diff is None and args.pr is None:
         raise InvalidInput("give --diff FILE (or - for stdin) or --pr N")
-    report = run_guard(open_store(), args.repo, read_diff(args.diff), judge=args.judge, pr=args.pr)
+    store = open_store()
+    report = run_guard(store, args.repo, read_diff(args.diff), judge=args.judge, pr=args.pr)
+    record_guard_run(store.settings, report, "cli")  # the overview lists recent runs
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.json:
         print_json(report.as_dict())
     else:
         print_text(report)
-    return EXIT_WARN if args.fail_on_warn and report.verdict == "warn" else 0
+    if args.fail_on_warn and report.skipped_files and report.verdict != "warn":
+        print(f"error: {len(report.skipped_files)} file(s) were not checked (diff limits); failing because an "
+              "unchecked file could undo a decision: guard a smaller diff", file=sys.stderr)
+        return EXIT_WARN
+    return EXIT_WARN if args.fail_on_warn and report.fails_gate else 0
 
 
 def print_text(report: GuardReport) -> None:
@@ -84,13 +99,24 @@ def print_text(report: GuardReport) -> None:
                   + f"; bus factor {f.bus_factor}")
         for n in f.learned:
             print(f"  learned: {n}")
+    for f in report.dismissed:
+        d = f.dismissed
+        assert d is not None
+        print(f"\n[dismissed] {f.decision_id} ({f.label}) by {d.by} on {d.at[:10]}: {d.reason}  "
+              f"(undo: memory revert {d.correction})")
 
 
 def run_feedback_cmd(args: argparse.Namespace) -> int:
-    res = record_feedback(open_store(), args.repo, args.decision, args.kind, args.by, args.reason)
+    if args.kind == "wrong" and not (args.lines or args.diff):
+        raise InvalidInput("--kind wrong dismisses the finding on the lines it was judged on: give --lines KEY "
+                           "(a finding's lines_key from `guard --json`) or --diff FILE")
+    res = record_feedback(open_store(), args.repo, args.decision, args.kind, args.by, args.reason,
+                          lines_key=args.lines, diff=read_diff(args.diff) if args.diff else None)
     if args.json:
         print_json(res)
     else:
         extra = f"; new decision {res['new_decision']}" if res.get("new_decision") else ""
-        print(f"recorded {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}")
+        verb = "recorded" if res["recorded"] == "recorded" else "already recorded"
+        print(f"{verb} {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}; "
+              f"undo with: python -m rguard_core memory revert {res['correction']} --repo {args.repo} --by LOGIN")
     return 0

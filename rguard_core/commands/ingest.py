@@ -12,6 +12,8 @@ from ..db import open_store
 from ..ingest.pipeline import EXTRACTORS, IngestResult
 from ..ingest.request import IngestRequest, run_ingest
 
+MAX_PROBLEMS_SHOWN = 10
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="ingest a repository's history (GitHub, snapshot folder, local git clone)")
@@ -100,4 +102,8 @@ def _report(res: IngestResult, args: argparse.Namespace) -> int:
     rejected = ", ".join(f"{k}: {v}" for k, v in c.quotes_rejected.items()) or "none"
     print(f"  quotes kept {c.quotes_kept}; rejected {rejected}; unresolved links {len(c.unresolved_links)}")
     print(f"  timings (s): {res.timings_s}")
+    if c.problems:
+        print(f"  problems: {len(c.problems)} (all of them with --json)")
+        for problem in c.problems[:MAX_PROBLEMS_SHOWN]:
+            print(f"    {problem}")
     return 0

@@ -12,6 +12,7 @@ from typing import Any
 from ..cli import print_json
 from ..db import Graph, open_store
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,8 +29,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("source_id")
     q.add_argument("--reason", default="")
     q.add_argument("--by", default="")
+    q.add_argument("--preview", action="store_true", help="show what would fall (the blast radius); write nothing")
+    q.add_argument("--revision", type=int, help="quarantine only if the source is still at this revision (from --preview)")
     _target(q)
     q.set_defaults(func=run_quarantine)
+
+    lf = msub.add_parser("lift", help="lift a source's quarantine (a new audit entry; the incident is kept)")
+    lf.add_argument("source_id")
+    lf.add_argument("--by", required=True, help="who lifts it")
+    lf.add_argument("--reason", default="")
+    lf.add_argument("--preview", action="store_true", help="show what would be restored; write nothing")
+    lf.add_argument("--revision", type=int, help="lift only if the incident is still at this revision (from --preview)")
+    _target(lf)
+    lf.set_defaults(func=run_lift)
+
+    rv = msub.add_parser("revert", help="undo a correction, a quarantine or guard feedback (a new audit entry)")
+    rv.add_argument("correction_id", help="a Correction or Incident id from the history (Corrections page, export)")
+    rv.add_argument("--by", required=True, help="who reverts it")
+    rv.add_argument("--reason", default="")
+    rv.add_argument("--preview", action="store_true", help="show what would change; write nothing")
+    rv.add_argument("--revision", type=int, help="revert only if the entry is still at this revision (from --preview)")
+    _target(rv)
+    rv.set_defaults(func=run_revert)
 
     c = msub.add_parser("correct", help="correct a claim (preview with --preview; apply otherwise)")
     c.add_argument("claim_id")
@@ -68,6 +89,7 @@ def _graph(args: argparse.Namespace) -> Graph:
         graph = store.repo_graph(args.repo)
         if not graph.exists():
             raise UnknownRepository(args.repo)
+        require_complete(graph)
         return graph
     graph = store.workspace_graph(args.workspace)
     if not graph.exists():
@@ -99,7 +121,10 @@ def run_load(args: argparse.Namespace) -> int:
 
 
 def _step_lines(d: dict[str, Any]) -> list[str]:
+    restored = d.get("restored") or {}
     return [
+        *([f"  claims restored: {', '.join(restored['claims'])}"] if restored.get("claims") else []),
+        *([f"  decisions restored: {', '.join(restored['decisions'])}"] if restored.get("decisions") else []),
         f"  claims fell:     {', '.join(d['fell']['claims']) or '-'}",
         f"  decisions fell:  {', '.join(d['fell']['decisions']) or '-'}",
         f"  kept support:    {', '.join(d['kept']) or '-'}",
@@ -110,9 +135,16 @@ def _step_lines(d: dict[str, Any]) -> list[str]:
 
 
 def run_quarantine(args: argparse.Namespace) -> int:
-    from ..memory import quarantine_source
+    from ..memory import preview_quarantine, quarantine_source
 
-    res = quarantine_source(_graph(args), args.source_id, reason=args.reason, by=args.by).as_dict()
+    graph = _graph(args)
+    if args.preview:
+        p = preview_quarantine(graph, args.source_id)
+        d = {**p.report.as_dict(), "source": p.source, "title": p.title, "revision": p.revision,
+             "graph_revision": p.graph_revision, "fingerprint": p.fingerprint}
+        return _emit(args, d, [f"preview: quarantine {p.source} ({p.title}) at revision {p.revision}",
+                               *_step_lines(d), f"apply with: --revision {p.revision}"])
+    res = quarantine_source(graph, args.source_id, reason=args.reason, by=args.by, revision=args.revision).as_dict()
     head = (f"{args.source_id} was already quarantined (incident {res['incident']}); nothing changed"
             if res["already_quarantined"] else f"quarantined {args.source_id} (incident {res['incident']})")
     return _emit(args, res, [head, *_step_lines(res)])
@@ -163,3 +195,28 @@ def run_recompute(args: argparse.Namespace) -> int:
 
     res = recompute(_graph(args)).as_dict()
     return _emit(args, res, [f"recomputed: {res['changed']} nodes changed, revision {res['revision']}"])
+
+
+def _undo(args: argparse.Namespace, target: str | None, source: str | None = None) -> int:
+    from ..memory.undo import active_incident, preview_undo, undo
+
+    graph = _graph(args)
+    target = target or active_incident(graph, source or "")
+    if args.preview:
+        p = preview_undo(graph, target)
+        d = {**p.report.as_dict(), "target": p.target.id, "kind": p.target.kind, "about": p.target.about,
+             "revision": p.revision, "graph_revision": p.graph_revision, "fingerprint": p.fingerprint}
+        return _emit(args, d, [f"preview: undo {p.target.kind} {p.target.id} on {p.target.about} "
+                               f"(revision {p.revision})", *_step_lines(d), f"apply with: --revision {p.revision}"])
+    res = undo(graph, target, args.by, args.reason, revision=args.revision).as_dict()
+    verb = "reverted" if res["status"] == "reverted" else "already reverted"
+    return _emit(args, res, [f"{verb} {res['kind']} {res['target']} on {res['about']} (audit entry {res['undo']})",
+                             *_step_lines(res)])
+
+
+def run_lift(args: argparse.Namespace) -> int:
+    return _undo(args, None, args.source_id)
+
+
+def run_revert(args: argparse.Namespace) -> int:
+    return _undo(args, args.correction_id)

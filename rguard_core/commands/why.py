@@ -40,6 +40,10 @@ def render_text(ans: WhyAnswer) -> str:
         r = d.receipt
         lines += ["", f"{r.text}  [{r.status}]  {r.id}", f"  “{r.quote}” — {r.source} {r.url or ''}".rstrip()]
         lines += [f"  because: “{c.quote}” — {c.source} {c.url or ''}".rstrip() for c in d.because]
+        if d.context is not None:
+            lines.append(f"  context: “{d.context.quote}” — {d.context.source} {d.context.url or ''}".rstrip())
+        if d.note:
+            lines.append(f"  ({d.note})")
     if ans.withheld:
         lines += ["", f"{ans.withheld} match(es) withheld: the claim no longer holds, its source is quarantined, "
                       "or its quote is no longer verbatim"]

@@ -18,7 +18,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import InvalidInput
 
-KINDS = ("guard", "memory", "replay")
+KINDS = ("guard", "memory", "replay", "why")
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 

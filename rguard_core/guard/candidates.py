@@ -6,6 +6,7 @@ Hops (``Candidate.hops``):
   adr      File<-TOUCHES-PR-ADDS->Doc<-DERIVED_FROM-Decision   an ADR's decision reaches files that came with it
   symbol   Symbol<-MENTIONS-PR<-DERIVED_FROM-Decision, or decision text naming an identifier (new/renamed paths)
   superseded_by  a superseded decision replaced by the head of its SUPERSEDES chain
+  import   File-IMPORTS|RE_EXPORTS|DYNAMIC_IMPORT|REQUIRES-File<-TOUCHES-PR<-Decision (code map; import_hop.py)
 """
 
 from __future__ import annotations
@@ -256,7 +257,7 @@ def resolve_superseded(graph: Graph, cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-HOP_RANK = {"touches": 0, "adr": 1, "issue": 2, "symbol": 3}
+HOP_RANK = {"touches": 0, "adr": 1, "issue": 2, "symbol": 3, "import": 4}
 
 
 def merge(cands: list[Candidate]) -> list[Candidate]:

@@ -12,24 +12,37 @@ from ..errors import DiffParseError
 from .model import FileDiff, Hunk, ParsedDiff
 from .tokens import change_set
 
-MAX_BYTES = 1_500_000  # beyond this only whole files up to the limit are read (noted in the report)
+# The diff limits, in one place (the CLI's read bound comes from here too). Anything beyond MAX_BYTES or
+# MAX_FILES is skipped, listed in ParsedDiff.skipped_files, raises the verdict to at least ``note`` and fails
+# ``--fail-on-warn``, so padding a diff can never turn a warning into a pass.
+MAX_BYTES = 1_500_000  # beyond this only whole files up to the limit are read
 MAX_FILES = 300
+MAX_INPUT_BYTES = 64 * 1024 * 1024  # a larger diff is refused (exit 2), not read in part
 MAX_IDENTIFIERS = 60
 _FILE_START = re.compile(r"^diff --git |^--- (?:a/|/dev/null)", re.M)
 _LOOKS_LIKE_DIFF = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)", re.M)
+_HEADER_PATH = re.compile(r"^(?:diff --git a/\S+ b/(\S+)|\+\+\+ (?:b/)?(\S+))", re.M)
 
 
 def parse_diff(text: str | bytes) -> ParsedDiff:
     """Files, hunks and changed identifiers of a unified diff; DiffParseError on empty or non-diff input."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        raise DiffParseError(f"the diff must be text (str or bytes), got {type(text).__name__}")
     if not text or not text.strip():
         raise DiffParseError("the diff is empty: pass a unified diff (git diff / diff -u) on --diff FILE or stdin")
     notes: list[str] = []
+    skipped: list[str] = []
     text = text.replace("\r\n", "\n")
+    if "\r" in text and "\n" not in text.strip("\r"):
+        text = text.replace("\r", "\n")  # classic Mac line endings: read as lines, not as one long line
+        notes.append("the diff's lines end in CR only; read them as LF line endings")
     if len(text) > MAX_BYTES:
-        text, dropped = _cut(text, MAX_BYTES)
-        notes.append(f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({dropped:,} characters skipped)")
+        text, rest = _cut(text, MAX_BYTES)
+        skipped += _paths_in(text, rest)
+        notes.append(f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({len(rest):,} "
+                     f"characters of {len(skipped)} file(s) not checked)")
     text = _mode_lines(text)
     if not _LOOKS_LIKE_DIFF.search(text):
         raise DiffParseError("the input is not a unified diff: no 'diff --git', '---'/'+++' or '@@' lines found")
@@ -46,8 +59,12 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
         raise DiffParseError("the input is not a unified diff: no file sections could be read")
     if len(patch) > MAX_FILES:
         notes.append(f"diff touches {len(patch)} files: only the first {MAX_FILES} were checked")
+        skipped = list(dict.fromkeys(skipped + [_path_of(p) for p in list(patch)[MAX_FILES:]]))
     files = [_file(p) for p in list(patch)[:MAX_FILES]]
-    return ParsedDiff(files, _identifiers(files), notes)
+    if not any(f.hunks or f.binary or f.status != "modified" or f.old_path for f in files) and "\n@@ " in text:
+        raise DiffParseError("the diff's '@@' hunks could not be read: check that each hunk follows its file's "
+                             "'---'/'+++' header lines")
+    return ParsedDiff(files, _identifiers(files), notes, skipped)
 
 
 _GIT_DELETE = re.compile(r"^(diff --git [^\n]*\n)(--- [^\n]*\n\+\+\+ /dev/null)", re.M)
@@ -119,8 +136,9 @@ def diff_from_patches(patches: list[dict[str, object]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _cut(text: str, limit: int) -> tuple[str, int]:
-    """Keep whole file sections up to ``limit`` characters (at least the first section's hunks up to it)."""
+def _cut(text: str, limit: int) -> tuple[str, str]:
+    """Keep whole file sections up to ``limit`` characters (at least the first section's hunks up to it);
+    returns (kept, dropped)."""
     starts = [m.start() for m in _FILE_START.finditer(text)]
     ends = [s for s in starts if 0 < s <= limit]
     if ends:
@@ -128,7 +146,22 @@ def _cut(text: str, limit: int) -> tuple[str, int]:
     else:
         cut = text.rfind("\n@@ ", 0, limit)
         cut = cut + 1 if cut > 0 else limit
-    return text[:cut], len(text) - cut
+    return text[:cut], text[cut:]
+
+
+def _paths_in(kept: str, rest: str) -> list[str]:
+    """The files the dropped text belongs to: those whose headers it holds, and the file it was cut from."""
+    out: dict[str, None] = {}
+    if not _FILE_START.match(rest):  # cut inside a file: that file was read only in part
+        last = [m.group(1) or m.group(2) for m in _HEADER_PATH.finditer(kept)]
+        out.update(dict.fromkeys(last[-1:]))
+    out.update(dict.fromkeys(m.group(1) or m.group(2) for m in _HEADER_PATH.finditer(rest)))
+    out.pop("/dev/null", None)
+    return list(out)
+
+
+def _path_of(p: unidiff.PatchedFile) -> str:
+    return (_strip(p.target_file) if not p.is_removed_file else _strip(p.source_file)) or p.path
 
 
 def _file(p: unidiff.PatchedFile) -> FileDiff:

@@ -35,14 +35,15 @@ RETURN x.login AS login, f.path AS path, x.edits AS edits, x.last_active AS last
 HAS_COLLABORATION_Q = "MATCH (:Person)-[c:COLLABORATED]->(:Person) RETURN 1 AS one LIMIT 1"
 STAMP_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.ingested_at AS at, r.full_name AS name"
 LATEST_Q = "MATCH (p:Person) WHERE p.is_bot = false RETURN max(p.last_active) AS latest"
+# ORDER BY so the scores can be read in pages below a server's result cap (one page below 10,000 people)
 PAGERANK_Q = """
 CALL algo.pageRank('Person', 'COLLABORATED') YIELD node, score
-RETURN node.login AS login, score
+RETURN node.login AS login, score ORDER BY login
 """
 BETWEENNESS_Q = """
 CALL algo.betweenness({nodeLabels: ['Person'], relationshipTypes: ['COLLABORATED'],
                        samplingSize: $samples, samplingSeed: $seed}) YIELD node, score
-RETURN node.login AS login, score
+RETURN node.login AS login, score ORDER BY login
 """
 AUTHORS_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
@@ -100,12 +101,13 @@ def latest_activity(graph: Graph) -> str | None:
 
 
 def pagerank(graph: Graph) -> dict[str, float]:
-    return {r["login"]: float(r["score"] or 0) for r in graph.read(PAGERANK_Q, name="experts.pagerank")}
+    return {r["login"]: float(r["score"] or 0)
+            for r in graph.paged(PAGERANK_Q, page_size=10_000, name="experts.pagerank")}
 
 
 def betweenness(graph: Graph) -> dict[str, float]:
-    rows = graph.read(BETWEENNESS_Q, {"samples": BETWEENNESS_SAMPLES, "seed": BETWEENNESS_SEED},
-                      name="experts.betweenness")
+    rows = graph.paged(BETWEENNESS_Q, {"samples": BETWEENNESS_SAMPLES, "seed": BETWEENNESS_SEED},
+                       page_size=10_000, name="experts.betweenness")
     return {r["login"]: float(r["score"] or 0) for r in rows}
 
 

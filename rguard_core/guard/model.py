@@ -43,6 +43,7 @@ class ParsedDiff:
     files: list[FileDiff]
     identifiers: list[str]  # identifiers in changed code lines, most frequent first
     notes: list[str] = field(default_factory=list)  # what was skipped to keep the work bounded
+    skipped_files: list[str] = field(default_factory=list)  # files not checked, wholly or in part (limits)
 
     @property
     def paths(self) -> list[str]:
@@ -109,6 +110,8 @@ class Finding:
     learned: list[str] = field(default_factory=list)
     reason: str = ""  # the judge's reason; shown by the CLI and page, not part of the JSON contract
     rules: list[dict[str, str]] = field(default_factory=list)  # {"id", "why"}: the judge rules that fired
+    lines_key: str = ""  # the diff's changed lines this finding rests on (what a dismissal is about)
+    dismissed: Dismissal | None = None  # set when a reviewer's "wrong" still holds for these lines
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -116,8 +119,23 @@ class Finding:
             "source_url": self.source_url, "source": self.source, "label": self.label,
             "score": round(self.score, 4), "hops": self.hops, "path": self.path, "premises": self.premises,
             "alternatives": self.alternatives, "experts": self.experts, "bus_factor": self.bus_factor,
-            "learned": self.learned, "rules": self.rules,
+            "learned": self.learned, "lines_key": self.lines_key, "rules": self.rules,
+            **({"dismissed": self.dismissed.as_dict()} if self.dismissed else {}),
         }
+
+
+@dataclass(frozen=True)
+class Dismissal:
+    """A reviewer's "wrong" on a decision for these lines (guard/dismissals.py)."""
+
+    correction: str
+    by: str
+    reason: str
+    at: str
+    revision: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"correction": self.correction, "by": self.by, "reason": self.reason, "at": self.at}
 
 
 @dataclass
@@ -130,9 +148,22 @@ class GuardReport:
     cypher: list[dict[str, Any]]
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
+    dismissed: list[Finding] = field(default_factory=list)  # findings a reviewer dismissed for these lines
+    skipped_files: list[str] = field(default_factory=list)  # not checked (diff limits): the verdict is not a pass
+    # for the review view (ui/guard_review.py), not the JSON contract: each statement's parameter values, and the
+    # candidates the judge looked at and cleared (decision_id, summary, why)
+    cypher_params: list[dict[str, Any]] = field(default_factory=list)
+    cleared: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def fails_gate(self) -> bool:
+        """What ``--fail-on-warn`` gates (CLI, pre-commit, Action) fail on: a warning, or a file left unchecked."""
+        return self.verdict == "warn" or bool(self.skipped_files)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
+            "dismissed": [f.as_dict() for f in self.dismissed],
             "cypher": self.cypher, "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "notes": list(self.notes), "skipped_files": list(self.skipped_files),
         }

@@ -11,17 +11,19 @@ from typing import Any, Literal
 from ..config import Settings
 from ..db import Graph, QueryLog, Store, validate_repo
 from ..errors import InvalidInput, UnknownRepository
+from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
-from . import decisions, experts, feedback, premises
+from . import decisions, experts, feedback, import_hop, premises
 from .diffparse import diff_from_patches, parse_diff
+from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
 from .model import Candidate, DecisionInfo, Finding, GuardReport, Judgement, ParsedDiff, Verdict
 from .revert import search_lines
 from .tokens import ChangeSet
 
 JUDGES = ("offline", "llm")
-MIN_SCORE = 0.1  # findings whose score (after "wrong" feedback) falls below this are not shown
+MIN_SCORE = 0.1  # findings whose score falls below this are not shown
 MAX_FINDINGS = 20
 SUPERSEDED_SCORE = 0.3
 MAX_EXTRA_EXPERT_FILES = 20
@@ -57,6 +59,7 @@ def run_guard(
     graph = store.repo_graph(repo, log)
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)
     if diff_text is None or (not diff_text.strip() and pr is not None):
         if pr is None:
             raise InvalidInput("give a diff (--diff FILE or -) or a pull request number (--pr N)")
@@ -76,9 +79,14 @@ def run_guard(
     t_judge0 = time.perf_counter()
     findings = run.judge(gathered, judge)
     t_judge = (time.perf_counter() - t_judge0) * 1000
+    findings, dismissed = apply_dismissals(graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]})
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
+    if verdict == "pass" and parsed.skipped_files:
+        verdict = "note"  # what was not checked cannot pass: a padded diff must not hide a warning
     timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
-    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes))
+    params = [c.get("params") or {} for c in log.as_dicts(with_params=True)]
+    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed,
+                       list(parsed.skipped_files), params, run.cleared)
 
 
 def _pr_diff(graph: Graph, number: int) -> str:
@@ -95,6 +103,7 @@ class _Run:
                  settings: Settings, mode: Mode) -> None:
         self.g, self.diff, self.sets, self.exclude = graph, parsed, diff_sets, exclude
         self.settings, self.mode = settings, mode
+        self.cleared: list[dict[str, str]] = []  # candidates judged and let go, for the review view
         self.before: str | None = None
 
     def _all(self, jobs: dict[str, Callable[[], Any]]) -> dict[str, Any]:
@@ -116,6 +125,7 @@ class _Run:
         })
         rows = cands.touch_rows_by_symbol(g, d, ex, a["users"]) + a["touches"]
         found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["reverted"] + a["adr"] + a["issue"]
+        found += import_hop.candidates(g, d, ex)
         # the symbol hop is for new, renamed or never-seen files
         fresh = [f for f in new_files if f in self._fresh_paths(a["known"])]
         if fresh:
@@ -181,13 +191,15 @@ class _Run:
         labels = self._labels(items, standing, judge)
         findings = []
         for c, info in items:
-            j = labels[c.decision_id]
+            j = import_hop.cap(c, labels[c.decision_id], self.sets, info)
             if j.label == "unrelated" and c.replaces:
                 # the diff touches what a superseded decision covered: its replacement is shown instead
                 why = f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches"
                 j = Judgement("related", SUPERSEDED_SCORE, why, (("S2", why),))
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
+                self.cleared.append({"decision_id": c.decision_id, "summary": info.summary,
+                                     "why": j.reason or f"judged {j.label} (score {score:.2f})"})
                 continue
             findings.append(self._finding(c, info, j, score, prem.get(c.decision_id, []), gathered))
         # ties: a PR or commit (the change itself) before the ADR or correction that records it

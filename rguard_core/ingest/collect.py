@@ -31,6 +31,7 @@ def collect_history(src: RestSource, max_prs: int = 200, progress: Progress | No
     _add_pulls(src, hist, raw_pulls, progress)
     _add_linked_issues(src, hist, progress)
     _add_docs(src, hist)
+    hist.problems += getattr(src, "problems", [])  # snapshot oddities: shown in the coverage report
     return hist
 
 
@@ -66,6 +67,7 @@ def collect_pr_history(
     _add_pulls(src, hist, [*chosen, target], progress)
     _add_linked_issues(src, hist, progress)
     _add_docs(src, hist)
+    hist.problems += getattr(src, "problems", [])
     return hist
 
 

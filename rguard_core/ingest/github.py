@@ -22,7 +22,8 @@ import requests
 
 from ..config import Settings
 from ..db import validate_repo
-from ..errors import GitHubError, InvalidInput, RateLimited, RepoNotFound
+from ..errors import ConfigError, GitHubError, InvalidInput, RateLimited, RepoNotFound
+from . import records
 from .rest import Json
 
 USER_AGENT = "rguard/0.1 (decision memory; +https://github.com)"
@@ -95,18 +96,44 @@ class SnapshotRecorder:
         self.dir = Path(root) / "repos" / repo
 
     def write_json(self, rel: str, data: Any) -> None:
-        self._write(rel, json.dumps(data, ensure_ascii=False, indent=1))
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate GitHub sent as \ud800: keep it escaped
+                text = json.dumps(data, indent=1)
+        self._write(rel, text)
 
     def write_text(self, rel: str, text: str) -> None:
         self._write(rel, text)
 
     def _write(self, rel: str, text: str) -> None:
         path = self.dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".part")
-        # Written beside the target then renamed, so an interrupted run never leaves half a file.
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".part")
+            # Written beside the target then renamed, so an interrupted run never leaves half a file.
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            raise InvalidInput(f"--record: cannot write {path}: {e.strerror or e}; give a folder you can write to") from e
+
+
+def check_api_url(url: str) -> str:
+    """The GitHub REST base URL, which must be http(s)://host[/path]; ConfigError otherwise."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"GitHub API URL {url!r} is not an http(s) URL; set GITHUB_API_URL (or --api-url) to "
+                          "one like https://api.github.com or https://ghe.example.com/api/v3")
+    return url
+
+
+def check_record_dir(path: Path | str) -> Path:
+    """``--record DIR`` must be a folder (created when missing), not a file."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InvalidInput(f"--record {p} is a file; give a folder to write the snapshot into (created if missing)")
+    return p
 
 
 def _safe_content_path(path: str) -> str:
@@ -136,7 +163,7 @@ class GitHubSource:
     ) -> None:
         self.repo = validate_repo(repo)
         settings = Settings.from_env() if api_url is None or token is None else None
-        self.api_url = (api_url or (settings.github_api_url if settings else "")).rstrip("/")
+        self.api_url = check_api_url(api_url or (settings.github_api_url if settings else "")).rstrip("/")
         self.token = token if token is not None else (settings.github_token if settings else None)
         self._origin = _origin(self.api_url)
         self.session = session or requests.Session()
@@ -146,7 +173,7 @@ class GitHubSource:
         self.progress = progress
         self.per_page = max(1, min(100, per_page))
         self.timeout_s = timeout_s
-        self.recorder = SnapshotRecorder(Path(record_dir), self.repo) if record_dir is not None else None
+        self.recorder = SnapshotRecorder(check_record_dir(record_dir), self.repo) if record_dir is not None else None
         self.rate = RateState()
         self.requests_made = 0
 
@@ -160,6 +187,7 @@ class GitHubSource:
             raise RepoNotFound(self.repo, url)
         if not isinstance(data, dict):
             raise GitHubError(f"expected a repository object from {url}, got {type(data).__name__}", 200, url)
+        records.repo_info(data, url)
         self._record_json("repo.json", data)
         return data
 
@@ -173,6 +201,7 @@ class GitHubSource:
             for pr in page:
                 if not isinstance(pr, dict) or not isinstance(pr.get("number"), int):
                     raise GitHubError(f"the pull request list of {self.repo} holds an item without a number", 200)
+                records.pull(pr, self._url("/pulls"))
                 self._record_json(f"pulls/{int(pr['number'])}.json", pr)
                 yield pr
                 seen += 1
@@ -180,20 +209,22 @@ class GitHubSource:
                     return
 
     def pull(self, number: int) -> Json | None:
-        return self._get_item(f"/pulls/{int(number)}", f"pulls/{int(number)}.json")
+        return self._get_item(f"/pulls/{int(number)}", f"pulls/{int(number)}.json", records.pull)
 
     def pull_files(self, number: int) -> list[Json]:
-        return self._get_list(f"/pulls/{int(number)}/files", f"pulls/{int(number)}/files.json")
+        return self._get_list(f"/pulls/{int(number)}/files", f"pulls/{int(number)}/files.json", records.files)
 
     def pull_review_comments(self, number: int) -> list[Json]:
-        return self._get_list(f"/pulls/{int(number)}/comments", f"pulls/{int(number)}/comments.json")
+        return self._get_list(f"/pulls/{int(number)}/comments", f"pulls/{int(number)}/comments.json",
+                              records.comments)
 
     def issue(self, number: int) -> Json | None:
         """GET /issues/{n}; None when missing or deleted. A PR answers too (it has ``pull_request``)."""
-        return self._get_item(f"/issues/{int(number)}", f"issues/{int(number)}.json")
+        return self._get_item(f"/issues/{int(number)}", f"issues/{int(number)}.json", records.issue)
 
     def issue_comments(self, number: int) -> list[Json]:
-        return self._get_list(f"/issues/{int(number)}/comments", f"issues/{int(number)}/comments.json")
+        return self._get_list(f"/issues/{int(number)}/comments", f"issues/{int(number)}/comments.json",
+                              records.comments)
 
     def file_text(self, path: str) -> str | None:
         """A file at the default branch, decoded from the contents API; None when missing or not text."""
@@ -209,18 +240,20 @@ class GitHubSource:
     def _url(self, suffix: str) -> str:
         return f"{self.api_url}/repos/{self.repo}{suffix}"
 
-    def _get_item(self, suffix: str, rel: str) -> Json | None:
+    def _get_item(self, suffix: str, rel: str, check: Callable[[Any, str], Json]) -> Json | None:
         url = self._url(suffix)
         data = self._get_json(url)
         if data is not None and not isinstance(data, dict):
             raise GitHubError(f"expected an object from {url}, got {type(data).__name__}", 200, url)
         if data is not None:
+            check(data, url)
             self._record_json(rel, data)
         return data
 
-    def _get_list(self, suffix: str, rel: str) -> list[Json]:
+    def _get_list(self, suffix: str, rel: str, check: Callable[[Any, str], list[Json]]) -> list[Json]:
         label = suffix.strip("/").replace("/", " ")
         items = [item for page in self._pages(suffix, {}, label) for item in page]
+        check(items, self._url(suffix))
         self._record_json(rel, items)
         return items
 
@@ -264,6 +297,9 @@ class GitHubSource:
             raise GitHubError(f"GitHub answered {status} for {resp.url}: {_message(resp)}", status, resp.url)
         try:
             return resp.json(), resp
+        except RecursionError:
+            raise GitHubError(f"GitHub answered {status} for {resp.url} with JSON nested too deeply to read",
+                              status, resp.url) from None
         except ValueError:
             snippet = resp.text[:120].replace("\n", " ")
             raise GitHubError(f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}",
@@ -280,7 +316,10 @@ class GitHubSource:
                 resp = self.session.get(url, params=params, headers=self._headers(), timeout=self.timeout_s)
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError, requests.Timeout) as e:
                 failures += 1
-                self._retry_or_raise(failures, url, None, f"connection failed ({type(e).__name__}: {e})")
+                # the user's words, not urllib3's: what failed and what they can do about it
+                host = urlsplit(url).netloc or url
+                self._retry_or_raise(failures, url, None, f"cannot reach {host}: check the network, set a GitHub API "
+                                     f"URL or ingest a snapshot (connection failed: {type(e).__name__})")
                 continue
             self.rate = RateState.from_headers(resp.headers)
             if resp.status_code in (403, 429) and _is_rate_limited(resp):
@@ -301,7 +340,7 @@ class GitHubSource:
 
     def _retry_or_raise(self, failures: int, url: str, status: int | None, what: str) -> None:
         if failures > self.retries:
-            raise GitHubError(f"{what} for {url}; gave up after {failures} attempts", status, url)
+            raise GitHubError(f"{what}; gave up after {failures} attempts at {url}", status, url)
         delay = min(MAX_BACKOFF_S, BASE_BACKOFF_S * 3 ** (failures - 1))
         self._say(f"{what} for {url}; retry {failures}/{self.retries} in {delay:g}s")
         self.sleep(delay)

@@ -17,13 +17,16 @@ from typing import Any
 from ..config import Settings
 from ..db import Store, validate_repo
 from ..errors import InvalidInput
+from ..graph_state import require_complete
 from ..schema import ensure_schema
 from .build import Coverage, Known, build_graph
+from .clean import clean_history
 from .collect import collect_history, collect_pr_history
 from .extract.base import Extractor
 from .extract.offline import OfflineExtractor
 from .model import RepoHistory
 from .rest import SnapshotSource
+from .skipped import snapshot_skips
 from .writer import mark_reverted, write_batch, write_increments
 
 Progress = Callable[[str, int, int], None]
@@ -66,6 +69,7 @@ def ingest_history(
     """Extract and write one collected history into the repository's graph."""
     repo = validate_repo(hist.repo)
     t0 = time.perf_counter()
+    clean_history(hist)  # no NUL or control character may reach a write (it would fail half way)
     batch, coverage = build_graph(hist, extractor, progress)
     t1 = time.perf_counter()
     graph = store.repo_graph(repo)
@@ -99,7 +103,9 @@ def append_history(
         res = ingest_history(store, hist, extractor, source, progress, t_collect)
         remember(known, hist)
         return res
+    require_complete(graph)  # appending to a half-written graph would mark its missing part complete
     t0 = time.perf_counter()
+    clean_history(hist)  # no NUL or control character may reach a write (it would fail half way)
     batch, coverage = build_graph(hist, extractor, progress, known=known)
     t1 = time.perf_counter()
     _mark(graph, repo, source, "writing", url=hist.url)
@@ -242,6 +248,7 @@ def ingest_snapshot(
     src = SnapshotSource(Path(path), repo)
     if since_pr is None and until_pr is None and merged_after is None and merged_before is None:
         hist = collect_history(src, max_prs=max_prs, progress=progress)
+        hist.problems += snapshot_skips(src.dir, hist, max_prs)  # every record file: read, or skipped with why
         return ingest_history(store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress,
                               time.perf_counter() - t0)
     window = snapshot_window(src, since_pr, until_pr, merged_after, merged_before)

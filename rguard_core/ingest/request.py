@@ -34,6 +34,7 @@ class IngestRequest:
 
 def run_ingest(store: Store, req: IngestRequest, progress: Callable[[str, int, int], None] | None = None) -> IngestResult:
     """Check the request, then run the matching pipeline; errors are typed and nothing is half-written."""
+    _check_types(req)
     if req.kind not in KINDS:
         raise InvalidInput(f"unknown source {req.kind!r}; choose one of: {', '.join(KINDS)}")
     if req.extractor not in EXTRACTORS:
@@ -64,3 +65,19 @@ def run_ingest(store: Store, req: IngestRequest, progress: Callable[[str, int, i
         raise InvalidInput("a local git clone needs --repo OWNER/NAME to name its graph")
     return ingest_git(store, path, req.repo, extractor=ex, max_commits=req.max_commits, progress=progress,
                       since=req.since, until=req.until)
+
+
+def _check_types(req: IngestRequest) -> None:
+    """Callers of the Python API get a typed error naming the field, not a TypeError from deep inside."""
+    for name in ("kind", "target", "extractor"):
+        if not isinstance(getattr(req, name), str):
+            raise InvalidInput(f"IngestRequest.{name} must be text, got {type(getattr(req, name)).__name__}")
+    for name in ("repo", "api_url", "since", "until", "merged_after", "merged_before"):
+        if getattr(req, name) is not None and not isinstance(getattr(req, name), str):
+            raise InvalidInput(f"IngestRequest.{name} must be text or None, got {type(getattr(req, name)).__name__}")
+    for name in ("max_prs", "max_commits", "since_pr", "until_pr"):
+        v = getattr(req, name)
+        if (v is not None or name.startswith("max")) and (not isinstance(v, int) or isinstance(v, bool)):
+            raise InvalidInput(f"IngestRequest.{name} must be a whole number, got {v!r}")
+    if req.record_dir is not None and not isinstance(req.record_dir, (str, Path)):
+        raise InvalidInput(f"IngestRequest.record_dir must be a folder path, got {type(req.record_dir).__name__}")

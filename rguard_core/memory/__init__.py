@@ -19,7 +19,10 @@ Semantics (engine.py; checked against the independent oracle in tests/memory_ora
 - independent sources of a holding claim: distinct lineage roots (``derived_from``) of the sources of the
   holding observations in its holding support; quarantine does not travel along ``derived_from`` (a claim
   falls with its own source only);
-- retrieve never returns the text of a claim (or decision) that does not hold; it counts them as withheld.
+- retrieve never returns the text of a claim (or decision) that does not hold; it counts them as withheld;
+- every step can be previewed (``preview_quarantine``, ``preview_correction``, ``preview_undo``) and undone
+  (``undo``, ``lift_quarantine``) as a new audit entry; guard feedback is written here too (reviews.py), so
+  there is one writer of corrections.
 
 How it is stored and kept safe:
 - every memory write is ONE compare-and-set query on the graph's ``MemoryState`` revision plus the revision
@@ -37,14 +40,16 @@ Graph additions beyond docs/GRAPH_MODEL.md: ``MemoryState {id: 'memory', rev, st
 """
 
 from .corrections import CorrectionPreview, CorrectionResult, apply_correction, preview_correction
-from .incidents import IncidentResult, quarantine_source
+from .incidents import IncidentResult, QuarantinePreview, preview_quarantine, quarantine_source
 from .loader import LoadResult, load_scenario
 from .retrieve import RetrieveResult, retrieve
 from .status import RecomputeResult, recompute, status
 from .steps import StepReport
+from .undo import UndoPreview, UndoResult, lift_quarantine, preview_lift, preview_undo, undo
 
 __all__ = [
-    "CorrectionPreview", "CorrectionResult", "IncidentResult", "LoadResult", "RecomputeResult", "RetrieveResult",
-    "StepReport", "apply_correction", "load_scenario", "preview_correction", "quarantine_source", "recompute",
-    "retrieve", "status",
+    "CorrectionPreview", "CorrectionResult", "IncidentResult", "LoadResult", "QuarantinePreview", "RecomputeResult",
+    "RetrieveResult", "StepReport", "UndoPreview", "UndoResult", "apply_correction", "lift_quarantine",
+    "load_scenario", "preview_correction", "preview_lift", "preview_quarantine", "preview_undo", "quarantine_source",
+    "recompute", "retrieve", "status", "undo",
 ]

@@ -36,6 +36,12 @@ class HistoryEntry:
     reason: str | None
     at: str | None
     result: dict[str, Any] = field(default_factory=dict)
+    state: str = "applied"  # applied | reverted (undone by a later entry; kept, never erased)
+    revision: int = 0
+
+    @property
+    def undoable(self) -> bool:
+        return self.state == "applied" and self.kind in ("quarantine", "claim", "ack", "wrong", "override")
 
 
 def search_targets(graph: Graph, text: str, kinds: tuple[str, ...] = TARGET_KINDS, limit: int = 25) -> list[Target]:
@@ -77,11 +83,24 @@ def history(graph: Graph, limit: int = 200) -> list[HistoryEntry]:
         "MATCH (c) WHERE c:Correction OR c:Incident OPTIONAL MATCH (c)-[:ABOUT]->(t) "
         "RETURN c.id AS id, CASE WHEN c:Incident THEN 'quarantine' ELSE c.kind END AS kind, "
         "coalesce(t.id, c.target_id, c.source_id) AS target, c.by AS by, c.reason AS reason, "
-        "c.created_at AS at, c.result AS result ORDER BY at DESC, id LIMIT $lim",
+        "c.created_at AS at, c.result AS result, coalesce(c.state, 'applied') AS state, coalesce(c.rev, 0) AS rev "
+        "ORDER BY at DESC, id LIMIT $lim",
         {"lim": limit}, name="browse.history",
     )
     return [HistoryEntry(r["id"], r["kind"] or "correction", r["target"], r["by"], r["reason"], r["at"],
-                         _json(r["result"])) for r in rows]
+                         _json(r["result"]), r["state"], int(r["rev"])) for r in rows]
+
+
+def titles(graph: Graph, ids: list[str]) -> dict[str, str]:
+    """A readable name for each claim, decision, action or source id (the statement, summary or title)."""
+    if not ids:
+        return {}
+    rows = graph.read(
+        "UNWIND $ids AS i OPTIONAL MATCH (c:Claim {id: i}) OPTIONAL MATCH (d:Decision {id: i}) "
+        "OPTIONAL MATCH (a:Action {id: i}) OPTIONAL MATCH (s:Source {id: i}) "
+        "RETURN i AS id, coalesce(c.statement, d.summary, a.summary, s.title, left(s.text, 120)) AS text",
+        {"ids": sorted(set(ids))}, name="browse.titles")
+    return {r["id"]: str(r["text"] or "") for r in rows}
 
 
 def _by_id(graph: Graph, node_id: str) -> Target | None:

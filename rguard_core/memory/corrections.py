@@ -24,6 +24,7 @@ from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput, StaleCorrectionPreview
+from ..graph_state import require_complete
 from . import writes
 from .engine import StepOutcome, step_outcome
 from .graphio import read_region
@@ -55,8 +56,10 @@ class CorrectionIds:
     claim: str
 
     @classmethod
-    def of(cls, claim_id: str, text: str) -> CorrectionIds:
-        key = hashlib.sha256(f"{claim_id}\x00{text}".encode()).hexdigest()[:20]
+    def of(cls, claim_id: str, text: str, generation: int = 0) -> CorrectionIds:
+        """``generation`` counts earlier applications of the same correction that were reverted since."""
+        seed = f"{claim_id}\x00{text}" + (f"\x00{generation}" if generation else "")
+        key = hashlib.sha256(seed.encode()).hexdigest()[:20]
         src = f"src:hc:{key}"
         return cls(f"corr:claim:{key}", src, f"frag:{src}:0:{len(text)}", f"claim:{src}:0:{len(text)}")
 
@@ -134,7 +137,8 @@ def apply_correction(
     again returns ``already_applied`` with the existing replacement after re-checking propagation.
     """
     text, by = _validate(new_statement, by)
-    ids = CorrectionIds.of(claim_id, text)
+    require_complete(graph)
+    ids = _current_ids(graph, claim_id, text)
     if preview is not None:
         revision = preview.revision
     done = _already_applied(graph, ids, claim_id)
@@ -172,13 +176,24 @@ def apply_correction(
     return optimistic(graph, attempt, f"correction of {claim_id}")
 
 
+def _current_ids(graph: Graph, claim_id: str, text: str) -> CorrectionIds:
+    """The ids of this correction's live application: past the generations that were reverted (kept as history)."""
+    for generation in range(1000):
+        ids = CorrectionIds.of(claim_id, text, generation)
+        rows = graph.read("MATCH (k:Correction {id: $id}) RETURN coalesce(k.state, 'applied') AS state",
+                          {"id": ids.correction}, name="memory.correction.generation")
+        if not rows or rows[0]["state"] != "reverted":
+            return ids
+    raise ConflictError(f"the correction of {claim_id} was applied and reverted too often; word it differently")
+
+
 def _validate(new_statement: str, by: str) -> tuple[str, str]:
     text = (new_statement or "").strip()
     who = (by or "").strip()
     if not text:
-        raise InvalidInput("a correction needs the corrected statement (--text)")
+        raise InvalidInput("a correction needs the corrected statement, in your own words")
     if not who:
-        raise InvalidInput("a correction needs the reviewer's name (--by)")
+        raise InvalidInput("a correction needs the reviewer's name or login")
     return text, who
 
 

@@ -50,10 +50,10 @@ def downstream(graph: Graph, seeds: list[str]) -> tuple[set[str], set[str]]:
     claims, decisions = set(seeds), set()
     frontier = list(seeds)
     while frontier:
-        rows = graph.read(
+        rows = graph.read_each(
             "UNWIND $ids AS cid MATCH (:Claim {id: cid})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(x) "
             "RETURN DISTINCT x.id AS id, x:Decision AS is_decision",
-            {"ids": frontier},
+            frontier,
             name="memory.region.step",
         )
         frontier = []
@@ -92,11 +92,11 @@ def read_region(graph: Graph, seeds: list[str]) -> SupportGraph:
 def _claim_rows(graph: Graph, ids: list[str]) -> list[dict[str, Any]]:
     if not ids:
         return []
-    return graph.read(
+    return graph.read_each(
         "UNWIND $ids AS cid MATCH (c:Claim {id: cid}) OPTIONAL MATCH (s:Source {id: c.source_id}) "
         "RETURN c.id AS id, c.source_id AS source_id, (c.quote IS NOT NULL AND c.source_id IS NOT NULL) AS obs, "
         "c.status AS status, c.holds AS holds, coalesce(c.rev, 0) AS rev, coalesce(s.quarantined, false) AS quarantined",
-        {"ids": ids},
+        ids,
         name="memory.region.claims",
     )
 
@@ -112,10 +112,10 @@ def _add_claim(sg: SupportGraph, row: dict[str, Any]) -> None:
 def _decision_rows(graph: Graph, ids: list[str]) -> list[dict[str, Any]]:
     if not ids:
         return []
-    return graph.read(
+    return graph.read_each(
         "UNWIND $ids AS did MATCH (d:Decision {id: did}) "
         "RETURN d.id AS id, d.holds AS holds, d.label AS label, coalesce(d.rev, 0) AS rev",
-        {"ids": ids},
+        ids,
         name="memory.region.decisions",
     )
 
@@ -128,11 +128,11 @@ def _read_justifications(graph: Graph, sg: SupportGraph, ids: list[str], label: 
     if not ids:
         return
     # label is one of two literals chosen in code, never user input
-    rows = graph.read(
+    rows = graph.read_each(
         f"UNWIND $ids AS xid MATCH (j:Justification)-[:JUSTIFIES]->(x:{label} {{id: xid}}) "
         "OPTIONAL MATCH (j)-[:PREMISE]->(p:Claim) "
         "RETURN j.id AS id, x.id AS conclusion, j.holds AS holds, collect(DISTINCT p.id) AS premises",
-        {"ids": ids},
+        ids,
         name=f"memory.region.justifications.{label.lower()}",
     )
     for r in rows:
@@ -152,12 +152,12 @@ def _merge_just(sg: SupportGraph, jid: str, conclusion: str | None, premises: li
 def _read_actions(graph: Graph, sg: SupportGraph, decision_ids: list[str]) -> None:
     if not decision_ids:
         return
-    rows = graph.read(
+    rows = graph.read_each(
         "UNWIND $ids AS did MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: did}) WITH DISTINCT a "
         "MATCH (a)-[:IMPLEMENTS]->(d:Decision) "
         "RETURN a.id AS id, coalesce(a.executed, false) AS executed, a.status AS status, coalesce(a.rev, 0) AS rev, "
         "collect(d.id) AS decisions, collect(coalesce(d.holds, false)) AS holds",
-        {"ids": decision_ids},
+        decision_ids,
         name="memory.region.actions",
     )
     for r in rows:
@@ -202,8 +202,9 @@ def _pages(graph: Graph, label: str, tail: str, what: str) -> Iterator[dict[str,
     last = top[0]["top"] if top else None
     if last is None:
         return
-    for lo in range(0, int(last) + 1, ID_WINDOW):
+    window = graph.row_window(ID_WINDOW)  # one row per node: a window below the server's result cap is whole
+    for lo in range(0, int(last) + 1, window):
         yield from graph.read(
             f"MATCH (n:{label}) WHERE ID(n) >= $lo AND ID(n) < $hi {tail}",
-            {"lo": lo, "hi": lo + ID_WINDOW}, name=f"memory.all.{what}",
+            {"lo": lo, "hi": lo + window}, name=f"memory.all.{what}",
         )

@@ -28,14 +28,20 @@ class StepReport:
     actions: dict[str, str] = field(default_factory=dict)  # actions whose status changed -> new status
     region: dict[str, int] = field(default_factory=dict)
     revision: int | None = None
+    # what an undo (lift, revert) brings back, and each labelled decision's label before the step
+    restored_claims: list[str] = field(default_factory=list)
+    restored_decisions: list[str] = field(default_factory=list)
+    previous_labels: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def from_outcome(cls, graph: SupportGraph, out: StepOutcome) -> StepReport:
+        labelled = out.labelled(graph)
         return cls(
             fell_claims=list(out.fell_claims),
             fell_decisions=list(out.fell_decisions),
             kept_decisions=list(out.kept_decisions),
-            labelled=out.labelled(graph),
+            labelled=labelled,
+            previous_labels={d: graph.decisions[d].label for d in labelled},
             actions=dict(sorted(out.changed_actions(graph).items())),
             region={"claims": len(graph.claims), "decisions": len(graph.decisions), "justifications": len(graph.justs)},
         )
@@ -58,7 +64,15 @@ class StepReport:
             "actions": self.actions,
             "region": self.region,
             "revision": self.revision,
+            "restored": {"claims": self.restored_claims, "decisions": self.restored_decisions},
+            "previous_labels": self.previous_labels,
         }
+
+    @property
+    def empty(self) -> bool:
+        """Nothing fell, rose, was labelled or changed status."""
+        return not (self.fell_claims or self.fell_decisions or self.kept_decisions or self.labelled
+                    or self.actions or self.restored_claims or self.restored_decisions)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StepReport:
@@ -70,6 +84,9 @@ class StepReport:
             actions=dict(d.get("actions", {})),
             region=dict(d.get("region", {})),
             revision=d.get("revision"),
+            restored_claims=list(d.get("restored", {}).get("claims", [])),
+            restored_decisions=list(d.get("restored", {}).get("decisions", [])),
+            previous_labels=dict(d.get("previous_labels", {})),
         )
 
 

@@ -111,6 +111,7 @@ def browser() -> Iterator[object]:
                 "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--window-size=1600,1500",
                 f"--user-data-dir={profile}"):
         opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})  # requests (no-remote check) and console errors (graph tests)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     driver.set_page_load_timeout(60)
     try:

