@@ -107,7 +107,7 @@ def test_cli_guard_json_contract_and_fail_on_warn(store: Store, ledger: str, cap
     assert data["notes"] == [] and data["skipped_files"] == []
     assert data["repo"] == ledger and data["verdict"] == "warn"
     keys = {"decision_id", "summary", "quote", "source_url", "source", "label", "score", "hops", "path", "premises",
-            "alternatives", "experts", "bus_factor", "learned", "lines_key"}  # lines_key: what a dismissal is about
+            "alternatives", "experts", "bus_factor", "learned", "lines_key", "rules"}  # lines_key: what a dismissal is about
     for f in data["findings"]:
         assert set(f) == keys and set(f["source"]) == {"kind", "number", "path"}
         assert f["label"] in ("contradicts", "related") and isinstance(f["score"], float)

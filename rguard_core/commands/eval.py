@@ -115,6 +115,11 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
           f"p95 {m['total_ms_p95']}")
     for kind, k in m["by_kind"].items():
         print(f"  {kind:<20} {k['ok']}/{k['n']} ok  ({k['label']})")
+    for split, sp in (m.get("by_split") or {}).items():
+        print(f"  {split:<20} recall {sp['caught']}/{sp['contradicts']}  false warnings "
+              f"{sp['false_warnings']}/{sp['benign']}")
+    for rule, n in (m.get("by_rule") or {}).items():
+        print(f"  rule {rule:<15} hits {n['hits']}  fired {n['fired']}  false hits {n['false_hits']}")
     for r in res.results:
         if not r.ok:
             print(f"  MISS {r.case.id} ({r.case.kind}, {r.case.label}): verdict {r.verdict}, "

@@ -11,6 +11,11 @@ Definitions (a case is *warned* when the guard's verdict is ``warn``):
 - a case is ``ok`` when a contradicting case is warned *and* attributed, or a benign case is not warned.
 - by_kind: the same counts per case kind; ``ok_rate`` = ok cases / cases of that kind.
 - graph_ms / total_ms percentiles: the guard's own ``timings_ms`` per case (linear interpolation).
+- by_rule: per judge rule id (guard/judge_offline.RULES), ``hits`` = contradicting cases where the rule is on a
+  contradicts finding citing the expected source, ``fired`` = contradicting cases where it is on any contradicts
+  finding, ``false_hits`` = benign cases warned with the rule on a contradicts finding.
+- by_split: the same recall / false-positive counts for the tuning (``dev``: case ids ending in an odd number)
+  and held-out (``holdout``: even) halves, when the ids are numbered; rules are fitted on dev only.
 Rates whose denominator is zero are ``None``.
 """
 
@@ -155,7 +160,7 @@ def compute_metrics(results: list[CaseResult]) -> dict[str, Any]:
         "false_positive_rate": _rate(len(false_warn), len(benign)),
         "precision": _rate(len(caught), len(warned)),
         "attribution": _rate(sum(r.attributed for r in caught), len(caught)),
-        "by_kind": _by_kind(results),
+        "by_kind": _by_kind(results), "by_rule": by_rule(results), "by_split": by_split(results),
         "graph_ms_p50": percentile(graph, 50), "graph_ms_p95": percentile(graph, 95),
         "total_ms_p50": percentile(total, 50), "total_ms_p95": percentile(total, 95),
         "counts": {"cases": len(results), "contradicts": len(contra), "benign": len(benign), "caught": len(caught),
@@ -178,6 +183,58 @@ def _by_kind(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
             "false_positive_rate": _rate(sum(r.warned for r in benign), len(benign)),
             "attribution": _rate(sum(r.attributed for r in caught), len(caught)),
         }
+    return out
+
+
+def _rules(finding: dict[str, Any]) -> list[str]:
+    return [str(r.get("id")) for r in finding.get("rules") or [] if isinstance(r, dict)]
+
+
+def by_rule(results: list[CaseResult]) -> dict[str, dict[str, int]]:
+    """Hits and false hits per judge rule (see the module docstring)."""
+    out: dict[str, dict[str, int]] = {}
+
+    def bump(rule: str, key: str) -> None:
+        out.setdefault(rule, {"hits": 0, "fired": 0, "false_hits": 0})[key] += 1
+
+    for r in results:
+        contra = [f for f in r.findings if f.get("label") == "contradicts"]
+        if r.case.label == "contradicts":
+            cited = {x for f in contra if r.case.expect_source is not None and cites(f, r.case.expect_source)
+                     for x in _rules(f)}
+            for rule in dict.fromkeys(x for f in contra for x in _rules(f)):
+                bump(rule, "fired")
+                if rule in cited:
+                    bump(rule, "hits")
+        elif r.warned:
+            for rule in dict.fromkeys(x for f in contra for x in _rules(f)):
+                bump(rule, "false_hits")
+    return dict(sorted(out.items()))
+
+
+_NUMBERED = re.compile(r"(\d+)$")
+
+
+def split_of(case_id: str) -> str | None:
+    """``dev`` for ids ending in an odd number, ``holdout`` for even; None when the id ends in no number."""
+    m = _NUMBERED.search(case_id)
+    return None if m is None else ("dev" if int(m.group(1)) % 2 else "holdout")
+
+
+def by_split(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
+    """Recall and false warnings of the dev and held-out halves (an empty dict when ids are not numbered)."""
+    out: dict[str, dict[str, Any]] = {}
+    for split in ("dev", "holdout"):
+        rs = [r for r in results if split_of(r.case.id) == split]
+        if not rs:
+            continue
+        contra = [r for r in rs if r.case.label == "contradicts"]
+        benign = [r for r in rs if r.case.label == "benign"]
+        caught = [r for r in contra if r.warned]
+        out[split] = {"cases": len(rs), "contradicts": len(contra), "caught": len(caught),
+                      "attributed": sum(r.attributed for r in caught), "benign": len(benign),
+                      "false_warnings": sum(r.warned for r in benign), "recall": _rate(len(caught), len(contra)),
+                      "false_positive_rate": _rate(sum(r.warned for r in benign), len(benign))}
     return out
 
 

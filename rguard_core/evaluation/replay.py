@@ -396,8 +396,8 @@ def finding_rules(f: Any) -> tuple[str, ...]:
     """The rule ids a finding carries (``rules`` / ``rule_ids``), else one coarse id read from its reason."""
     for attr in ("rules", "rule_ids"):
         got = getattr(f, attr, None)
-        if got:
-            return tuple(str(r) for r in got)
+        if got:  # the offline judge's Finding.rules: [{"id", "why"}]
+            return tuple(str(r["id"]) if isinstance(r, dict) else str(r) for r in got)
     reason = str(getattr(f, "reason", "") or "")
     for key, rid in _REASON_RULES:
         if key in reason:

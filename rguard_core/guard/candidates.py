@@ -107,6 +107,23 @@ MATCH (d:Decision) WHERE d.source_id IN $sources
 RETURN d.id AS decision, d.source_id AS via
 """
 
+# Every change to the diff's files whose stored patch holds one of the diff's lines the other way round (it
+# added a line the diff removes, or removed one it adds back): the recency limits above must not hide the
+# change a revert undoes, however old. Exact line search in FalkorDB; revert.py then checks the revert.
+REVERTED_Q = """
+MATCH (f:File) WHERE f.path IN $paths
+WITH f
+MATCH (p:Source)-[t:TOUCHES]->(f)
+WHERE NOT p.id IN $exclude
+WITH f, p, size([l IN $lines WHERE t.patch CONTAINS l]) AS hits
+WHERE hits > 0
+WITH f, p, hits ORDER BY hits DESC LIMIT $limit
+MATCH (d:Decision)-[:DERIVED_FROM]->(p)
+WHERE d.source_id = p.id
+RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path
+"""
+REVERTED_LIMIT = 10  # (change, file) pairs, those holding most of the diff's lines first: the reverted change leads
+
 KNOWN_FILES_Q = "MATCH (f:File) WHERE f.path IN $paths RETURN f.path AS path"
 
 SUPERSEDED_Q = """
@@ -143,6 +160,22 @@ def touch_rows_by_symbol(graph: Graph, diff: ParsedDiff, exclude: list[str],
     if not sources:
         return []
     return graph.read(TOUCHES_BY_SYMBOL_Q, {"sources": sources, "paths": diff.paths}, name="candidates.touches_by_symbol")
+
+
+def reverted(graph: Graph, diff: ParsedDiff, exclude: list[str], lines: list[str]) -> list[Candidate]:
+    """Decisions whose own change wrote lines the diff removes (or removed lines it adds back), however old."""
+    if not lines:
+        return []
+    rows = graph.read(REVERTED_Q, {"paths": diff.paths, "exclude": exclude, "lines": lines, "limit": REVERTED_LIMIT},
+                      name="candidates.reverted")
+    keep: dict[str, Candidate] = {}
+    for r in rows:
+        c = keep.get(r["decision"])
+        if c is None:
+            keep[r["decision"]] = Candidate(r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]])
+        elif r["path"] not in c.files:
+            c.files.append(r["path"])
+    return list(keep.values())
 
 
 def rank_touches(rows: list[dict[str, str]], users: dict[str, list[str]]) -> list[Candidate]:

@@ -40,6 +40,7 @@ _FINE = re.compile(
 _MEANINGFUL_OPS = frozenset("=== !== == != <= >= < > ! && || ?? not and or".split())
 CONDITION_TOKENS = frozenset("=== !== == != <= >= < > && || not and or is in if elif while unless until assert".split())
 EXITS = frozenset("raise throw return break continue".split())
+ERROR_EXITS = frozenset(("raise", "throw"))
 DEFINITIONS = frozenset("def class function fn func fun sub async".split())
 
 
@@ -65,6 +66,8 @@ class DecisionLine:
     cuts: set[int]  # gap indices (0..len) where the decision removed tokens and put nothing in their place
     # a string the decision edited (not wrote): its own and cut positions among the string's inner tokens
     inner: dict[int, tuple[set[int], set[int]]] = field(default_factory=dict)
+    guard: bool = False  # an exit the decision wrote as a guard: raise/throw, or right after a condition it added
+    edited: bool = False  # the decision edited an older line into this one (not written from scratch)
 
     @property
     def condition(self) -> bool:
@@ -84,6 +87,7 @@ class LineEdit:
     inserted: list[str] = field(default_factory=list)  # added inside a condition the decision wrote
     exit_removed: bool = False  # the line was a raise/return/throw/break/continue and is gone
     path: str = ""
+    edited_line: bool = False  # the decision line was itself an edit of an older line
 
     @property
     def tokens(self) -> list[str]:
@@ -103,9 +107,10 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
             if key in out:
                 continue
             at = fine_tokens(a)
+            guard = bool(at) and at[0] in EXITS and (at[0] in ERROR_EXITS or (j > 0 and _is_condition(add[j - 1])))
             i = pairs.get(j)
             if i is None:
-                out[key] = DecisionLine(at, set(range(len(at))), set())
+                out[key] = DecisionLine(at, set(range(len(at))), set(), guard=guard)
                 continue
             rt = fine_tokens(rem[i])
             own, cuts = _ownership(rt, at)
@@ -114,7 +119,7 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
                      if tag == "replace" and i2 - i1 == j2 - j1
                      for k, (x, y) in enumerate(zip(map(literal_body, rt[i1:i2]), map(literal_body, at[j1:j2]),
                                                     strict=True)) if x is not None and y is not None}
-            out[key] = DecisionLine(at, own, cuts, inner)
+            out[key] = DecisionLine(at, own, cuts, inner, guard=guard, edited=True)
     return out
 
 
@@ -151,6 +156,7 @@ def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dic
             gone[key] -= 1
             j = by_rem.get(i)
             edit = _edit(dl, r, add[j] if j is not None else None, renames or diff.renames)
+            edit.edited_line = dl.edited
             edit.taken = [t for t in edit.taken if diff.removed[t] > 0]
             edit.put_back = [t for t in edit.put_back if diff.added[t] > 0]
             edit.inserted = [t for t in edit.inserted if diff.added[t] > 0]
@@ -204,7 +210,7 @@ def _edit(dl: DecisionLine, before: str, after: str | None, renames: dict[str, s
     edit = LineEdit(before, after)
     if after is None:
         edit.taken = [dl.tokens[k] for k in sorted(dl.own) if meaningful(dl.tokens[k])]
-        edit.exit_removed = bool(dl.tokens) and dl.tokens[0] in EXITS
+        edit.exit_removed = dl.guard  # a return among others the decision wrote is no guard (refactors move them)
         return edit
     after_toks = fine_tokens(after)
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, dl.tokens, after_toks, autojunk=False).get_opcodes():

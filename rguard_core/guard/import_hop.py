@@ -94,17 +94,17 @@ def cap(c: Candidate, j: Judgement, diff_sets: dict[str, ChangeSet], info: Decis
     via = f"reached through the import {chain_text(c.path)}"
     names = shared_names(c, diff_sets, info)
     if j.label == "contradicts" and names:
-        return Judgement(j.label, j.score, f"{j.reason}; {via}, using {_shown(names)}")
+        return Judgement(j.label, j.score, f"{j.reason}; {via}, using {_shown(names)}",
+                         (*j.rules, ("I1", f"{via}, using {_shown(names)}")))
     if j.label == "contradicts":
-        return Judgement("related", min(j.score, IMPORT_MAX_SCORE),
-                         f"{j.reason}; {via}, but the diff uses nothing the decision's change defines there, so it "
-                         "is a note, not a warning")
+        why = f"{via}, but the diff uses nothing the decision's change defines there, so it is a note, not a warning"
+        return Judgement("related", min(j.score, IMPORT_MAX_SCORE), f"{j.reason}; {why}", (*j.rules, ("I1", why)))
     if not names:
         return Judgement("unrelated", 0.0, f"no name the decision changed is changed across the import ({via})")
     other = c.path[1].removeprefix("file:") if len(c.path) > 1 else "its file"
     score = min(max(j.score, I1_SCORE) if j.label == "related" else I1_SCORE, IMPORT_MAX_SCORE)
-    return Judgement("related", score, f"I1: the diff changes code using {_shown(names)}, which the decision's "
-                                       f"change in {other} defines or changes ({via})")
+    why = f"the diff changes code using {_shown(names)}, which the decision's change in {other} defines or changes ({via})"
+    return Judgement("related", score, f"I1: {why}", (("I1", why),))
 
 
 def _shown(names: list[str]) -> str:

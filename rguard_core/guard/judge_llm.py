@@ -59,7 +59,8 @@ class LLMJudge:
             out.update(answer)
         for did, j in out.items():
             if not standing.get(did, True) and j.label == "contradicts":
-                out[did] = Judgement("related", min(j.score, 0.45), j.reason + " (the decision no longer stands)")
+                out[did] = Judgement("related", min(j.score, 0.45), j.reason + " (the decision no longer stands)",
+                                     (*j.rules, ("S1", "the decision no longer stands")))
         return out
 
 
@@ -108,7 +109,8 @@ def parse_labels(data: Any, ids: list[str]) -> dict[str, Judgement]:
         reason = item.get("reason", "")
         if not isinstance(reason, str):
             raise ValueError(f"reason for {did} must be a string")
-        out[did] = Judgement(label, float(conf) if label != "unrelated" else 0.0, reason[:MAX_REASON])
+        out[did] = Judgement(label, float(conf) if label != "unrelated" else 0.0, reason[:MAX_REASON],
+                             (("LLM", reason[:MAX_REASON]),) if label != "unrelated" else ())
     missing = [i for i in ids if i not in out]
     if missing:
         raise ValueError(f"no label for {', '.join(missing)}")

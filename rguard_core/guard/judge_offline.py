@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from .decisive import (
     DecisionLine,
@@ -44,12 +46,15 @@ from .decisive import (
     unguarded_copies,
 )
 from .model import DecisionInfo, FileDiff, Judgement, Label
+from .paraphrase import allowed_names, eager_imports, lazy_modules, rejections
+from .revert import LineUndo, line_edits, revert_of, undone_edits
 from .tokens import ChangeSet, bare, change_set, is_specific, literal_body, tokens, weight
 
 UNDO_MIN = 2.0
 PATCH_CACHE = 4096
 VOCAB_MIN = 3  # a token in this many candidate changes to one file is that file's vocabulary
 COVERAGE_MIN = 0.3
+NOVEL_MAX = 0.6  # U1: new code the diff writes in place of the decision's, at most this much of what it takes out
 PINPOINT_COVERAGE = 0.75
 SCALE_POWER = 1.0  # 1: full min/max scaling (0.5 and 0.7 still flagged boilerplate removals)
 REMOTE_UNDO_MIN = 3.0  # a decision reached only through an issue or symbol: its change is elsewhere
@@ -87,6 +92,9 @@ class Overlap:
     # (tokens most candidate changes to the file use) scaled down: what a contradiction is judged on
     undo_k: Counter[str] = field(default_factory=Counter)
     same_k: Counter[str] = field(default_factory=Counter)
+    restored_w: float = 0.0  # put back what the decision took out
+    taken_w: float = 0.0  # taken out what the decision put in
+    novel_w: float = 0.0  # added, neither added nor removed by the decision
 
     @property
     def undo_w(self) -> float:
@@ -131,8 +139,59 @@ def patch_hunks(patch: str) -> list[list[tuple[str, str]]]:
     return hunks
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What one rule found: its id, a score for the finding and a sentence saying why. ``share``: the weight
+    of what it found over the whole diff's code change (None: the rule is not about a share of the diff);
+    ``named``: the decision's own words name a token it found."""
+
+    rule: str
+    score: float
+    why: str
+    share: float | None = None
+    named: bool = False
+    decision_share: float | None = None  # what it found over the decision's own code change in these files
+    literal: bool = False  # a literal or number is among what it found
+    retune: bool = False  # only numbers the decision wrote, replaced by other numbers (S5)
+
+
+@dataclass
+class Case:
+    """One decision against the diff: what the detectors read (built once per decision by ``judge``)."""
+
+    diff_sets: dict[str, ChangeSet]
+    info: DecisionInfo
+    overlaps: list[Overlap]
+    remote: bool  # the decision's change is elsewhere (reached through an issue or symbol)
+    edits: list[LineEdit]
+    named: list[str]
+    vocab: dict[str, Counter[str]]
+    judge: OfflineJudge
+    total_w: float = 1.0  # the whole diff's code change (every code file, tests and prose aside)
+    decision_w: float = 1.0  # the decision's code change in the files it was read for
+    memo: dict[str, Any] = field(default_factory=dict)  # detectors' shared work (the bag, the decisive lines)
+
+    def once(self, key: str, fn: Callable[[Case], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = fn(self)
+        return self.memo[key]
+
+
+Detector = Callable[[Case], "Evidence | None"]
+
+
+@dataclass(frozen=True)
+class JudgeRule:
+    """A named rule: its detector and what the policy makes of its evidence (the label it gives)."""
+
+    id: str
+    label: Label
+    what: str
+    detect: Detector
+
+
 class OfflineJudge:
-    """Deterministic labels from token overlap between the diff and the decision's own change."""
+    """Deterministic labels: every rule of ``RULES`` runs, ``POLICY`` turns what fired into a label."""
 
     name = "offline"
 
@@ -141,6 +200,7 @@ class OfflineJudge:
         self._pr_lines: dict[tuple[str, str], dict[str, DecisionLine]] = {}
         self._vocab: dict[str, Counter[str]] = {}  # path -> in how many candidates' changes each token occurs
         self._writers: dict[str, dict[str, set[int]]] = {}  # path -> added line -> candidate changes adding it
+        self._total: tuple[dict[str, ChangeSet], float] | None = None  # the diff's whole code change, once
 
     def prepare(self, infos: list[DecisionInfo]) -> None:
         """Count, per file, how many of the candidate decisions' changes use each token (their context too):
@@ -163,18 +223,16 @@ class OfflineJudge:
         if not local and info.patches:
             local, remote = self._overlaps(diff_sets, info, same_path=False), True
         edits = [] if remote else self._edits(diff_sets, info)
-        label, score, reason = _decide(local, remote, diff_sets, info, edits, self._vocab)
-        if label != "contradicts" and not remote:
-            label, score, reason = (_status_withdrawn(diff_sets, info) or _prose_rewrite(self._prose(diff_sets, info))
-                                    or (label, score, reason))
-        if label != "contradicts":
-            label, score, reason = _negated(self._negations(diff_sets, info)) or (label, score, reason)
-        if label != "contradicts" and not remote:
-            label, score, reason = _unguarded(self._unguarded(diff_sets, info)) or (label, score, reason)
-        if not standing and label == "contradicts":
-            label, score = "related", min(score, 0.45)
-            reason += "; the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
-        return Judgement(label, round(score, 4), reason)
+        if self._total is None or self._total[0] is not diff_sets:
+            self._total = (diff_sets, _total_w(diff_sets))
+        case = Case(diff_sets, info, local, remote, edits, _named(diff_sets, info), self._vocab, self,
+                    total_w=self._total[1], decision_w=self._decision_w(info))
+        found = [e for r in RULES if (e := r.detect(case)) is not None]
+        return policy(found, standing)
+
+    def _decision_w(self, info: DecisionInfo) -> float:
+        sets = [self._pr_set(info.source_id, p, x) for p, x in info.patches.items()]
+        return max(1.0, sum(c.code_w for c in sets if not c.test and c.kind != "prose"))
 
     def _overlaps(self, diff_sets: dict[str, ChangeSet], info: DecisionInfo, same_path: bool) -> list[Overlap]:
         out = []
@@ -262,6 +320,21 @@ def _patch_lines(patch: str, path: str) -> dict[str, DecisionLine]:
     return decision_lines(patch_hunks(patch), path)
 
 
+@lru_cache(maxsize=PATCH_CACHE)
+def _lazy(patch: str, words: str) -> frozenset[str]:
+    return frozenset(lazy_modules(patch_hunks(patch), words))
+
+
+def _is_literal(tok: str) -> bool:
+    return literal_body(tok) is not None or tok[0].isdigit()
+
+
+def _total_w(diff_sets: dict[str, ChangeSet]) -> float:
+    """The whole diff's code change: every code file once (tests and prose aside), import lines left out."""
+    seen = {id(c): c for c in diff_sets.values()}
+    return max(1.0, sum(c.code_w for c in seen.values() if not c.test and c.kind != "prose"))
+
+
 def _renames(diff_sets: dict[str, ChangeSet]) -> dict[str, str]:
     """Names the diff renames where they are bound, in any file: call sites elsewhere follow the rename."""
     out: dict[str, str] = {}
@@ -280,7 +353,9 @@ def _overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> 
         undo_k, same_k = _rare(undo_k, vocab), _rare(same, vocab)
     raw = (d.removed & pr.added) + (d.added & pr.removed)
     role = "prose" if d.kind == "prose" else "test" if d.test else "code"
-    return Overlap(undo, same, _w(d.removed) + _w(d.added), role, raw, d.code_w, undo_k, same_k)
+    novel = _w(Counter({t: n for t, n in d.added.items() if t not in pr.removed and t not in pr.added}))
+    return Overlap(undo, same, _w(d.removed) + _w(d.added), role, raw, d.code_w, undo_k, same_k,
+                   _w(_shared(d.added, pr.removed)), _w(_shared(d.removed, pr.added)), novel)
 
 
 def _rare(c: Counter[str], vocab: Counter[str]) -> Counter[str]:
@@ -305,80 +380,146 @@ def _shared(a: Counter[str], b: Counter[str], kept: Counter[str] | None = None) 
     return out
 
 
-def _decide(
-    ovs: list[Overlap], remote: bool, diff_sets: dict[str, ChangeSet], info: DecisionInfo, edits: list[LineEdit],
-    vocab: dict[str, Counter[str]] | None = None,
-) -> tuple[Label, float, str]:
-    named = _named(diff_sets, info)
-    code = [o for o in ovs if o.role == "code"]
-    tests = [o for o in ovs if o.role == "test"]
-    prose = [o for o in ovs if o.role == "prose"]
+@dataclass(frozen=True)
+class Bag:
+    """Token overlap of the diff with the decision's change (code files), summed over files."""
+
+    undo: Counter[str]
+    same: Counter[str]
+    kept_w: float  # undo with kept uses and file vocabulary scaled down (B1, B2)
+    kept_same_w: float
+    coverage: float  # kept_w / the diff's change in those files
+    raw: Counter[str]  # plain min-count reversal, for pinpoint edits
+    raw_cov: float
+    change_w: float
+    code_w: float
+    specific: tuple[str, ...]
+    raw_specific: tuple[str, ...]
+    restored_w: float = 0.0  # what the diff puts back that the decision took out
+    taken_w: float = 0.0  # what the diff takes out that the decision put in
+    novel_w: float = 0.0  # what the diff adds that the decision's change neither added nor removed
+
+
+def _bag(case: Case) -> Bag:
+    return case.once("bag", _bag_of)  # type: ignore[no-any-return]
+
+
+def _bag_of(case: Case) -> Bag:
+    code = [o for o in case.overlaps if o.role == "code"]
     undo = sum((o.undo for o in code), Counter())
     same = sum((o.same for o in code), Counter())
-    undo_w, same_w = _w(undo), _w(same)
     undo_k = sum((o.undo_k for o in code), Counter())
     kept_w, kept_same_w = _w(undo_k), _w(sum((o.same_k for o in code), Counter()))
     change_w = sum(o.change_w for o in code) or 1.0
-    coverage = kept_w / change_w
     raw = sum((o.raw_undo for o in code), Counter())
-    specific = [t for t in _by_weight(undo_k) if is_specific(t)]
-    need = REMOTE_UNDO_MIN if remote else UNDO_MIN
-    broad = bool(specific) and kept_w >= need and coverage >= COVERAGE_MIN and kept_w >= kept_same_w
-    # a small edit that is almost all reversal: two tokens swapped back, a literal, or a token its words name
-    raw_specific = [t for t in _by_weight(raw) if is_specific(t)]
-    raw_cov = _w(raw) / change_w
-    pinpoint = not remote and raw_cov >= PINPOINT_COVERAGE and _w(raw) >= same_w and (
-        sum(weight(t) * raw[t] for t in raw_specific) >= UNDO_MIN or any(
-        literal_body(t) is not None or t[0].isdigit() or bare(t) in named for t in raw_specific))
-    if broad or pinpoint:
-        cov = coverage if broad else raw_cov
-        score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, max(kept_w, _w(raw) if pinpoint else 0) / 6)
-        score = (score + (0.1 if named else 0.0)) * (REMOTE_DISCOUNT if remote else 1.0)
-        where = "elsewhere in the decision's change" if remote else "in the same file"
-        return "contradicts", min(score, 1.0), (
-            f"the diff undoes the decision's own change {where}: {_list(specific or raw_specific)} "
-            f"({cov:.0%} of the diff's change)")
-    code_w = sum(o.code_w for o in code) or 1.0
-    decisive = _decisive(edits, named, code_w, " ".join((info.quote, info.summary, info.source_title)), vocab or {})
-    if decisive:
-        return decisive
-    flip = _flip(diff_sets, info, bool(code) and not remote)
-    if flip:
-        return "contradicts", 0.6, f"the diff flips {_list(flip)}, which the decision's own words name"
-    shared = [t for t in undo + same if is_specific(t)]
-    if (shared and undo_w + same_w >= RELATED_MIN) or named:
-        parts = []
-        if undo:
-            parts.append(f"partly undoes {_list(_by_weight(undo))}")
-        if same:
-            parts.append(f"changes the same code ({_list(_by_weight(same))})")
-        if named:
-            parts.append(f"changes what the decision names: {_list(named)}")
-        return "related", 0.2 + 0.25 * min(1.0, (undo_w + same_w) / 6) + (0.05 if named else 0.0), "; ".join(parts)
-    test_undo = sum((o.undo for o in tests), Counter())
-    test_change = sum(o.change_w for o in tests) or 1.0
-    if _w(test_undo) >= TEST_UNDO_MIN and _w(test_undo) / test_change >= 0.5:
-        return "related", 0.3, f"the diff undoes test code the decision added: {_list(_by_weight(test_undo))}"
-    prose_undo = sum((o.undo for o in prose), Counter())
-    prose_change = sum(o.change_w for o in prose) or 1.0
-    if _w(prose_undo) >= PROSE_UNDO_MIN and _w(prose_undo) / prose_change >= 0.5:
-        return "related", 0.25, f"the diff removes text the decision added: {_list(_by_weight(prose_undo))}"
-    return "unrelated", 0.0, "no shared change"
+    return Bag(undo, same, kept_w, kept_same_w, kept_w / change_w, raw, _w(raw) / change_w, change_w,
+               sum(o.code_w for o in code) or 1.0, tuple(t for t in _by_weight(undo_k) if is_specific(t)),
+               tuple(t for t in _by_weight(raw) if is_specific(t)), sum(o.restored_w for o in code),
+               sum(o.taken_w for o in code), sum(o.novel_w for o in code))
 
 
-def _decisive(edits: list[LineEdit], named: list[str], change_w: float, info_text: str,
-              vocab: dict[str, Counter[str]]) -> tuple[Label, float, str] | None:
-    """Contradicts when the diff rewrites the decision's own lines (decisive.py): a token the decision's words
-    name, enough weight over the diff's change, or a small edit that is mostly such a rewrite."""
+def _bag_score(case: Case, cov: float, w: float) -> float:
+    score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, w / 6) + (0.1 if case.named else 0.0)
+    return min(1.0, score * (REMOTE_DISCOUNT if case.remote else 1.0))
+
+
+def _where(case: Case) -> str:
+    return "elsewhere in the decision's change" if case.remote else "in the same file"
+
+
+def rev(case: Case) -> Evidence | None:
+    """REV1/REV2: the diff puts the decision's lines back the way they were (revert.py)."""
+    return case.once("rev", _rev)  # type: ignore[no-any-return]
+
+
+def _rev(case: Case) -> Evidence | None:
+    if case.remote:
+        return None
+    ev = revert_of(case.diff_sets, case.info.patches)
+    if ev is None:
+        return None
+    what = "reverts" if ev.exact else "partly reverts"
+    return Evidence("REV1" if ev.exact else "REV2", 1.0 if ev.exact else 0.9,
+                    f"the diff {what} the decision's own change: {ev.got} of its {ev.need} changed lines "
+                    f"put back as they were ({ev.hunks} hunk(s) in {', '.join(ev.paths)})")
+
+
+def rev1(case: Case) -> Evidence | None:
+    e = rev(case)
+    return e if e is not None and e.rule == "REV1" else None
+
+
+def rev2(case: Case) -> Evidence | None:
+    e = rev(case)
+    return e if e is not None and e.rule == "REV2" else None
+
+
+def rev3(case: Case) -> Evidence | None:
+    """REV3: a line the decision edited, edited back (near-exact: the lines may have been retouched since)."""
+    if case.remote:
+        return None
+    found: list[LineUndo] = []
+    for path, cs in case.diff_sets.items():
+        if path in case.info.patches and not cs.test:
+            found += undone_edits(cs, line_edits(case.info.patches[path], path), path)
+    if not found:
+        return None
+    u = found[0]
+    w = sum(weight(t) for x in found for t in tokens(x.diff_removed) + tokens(x.diff_added)) / 2
+    return Evidence("REV3", 0.85, f"the diff turns back {len(found)} line edit(s) of the decision: `{u.after}` was "
+                                  f"`{u.before}`, and the diff writes `{u.diff_added}` again", w / case.total_w)
+
+
+def u1_broad(case: Case) -> Evidence | None:
+    """U1: the diff's net change is largely the decision's change undone (a literal or specific name)."""
+    b = _bag(case)
+    need = REMOTE_UNDO_MIN if case.remote else UNDO_MIN
+    if not (b.specific and b.kept_w >= need and b.coverage >= COVERAGE_MIN and b.kept_w >= b.kept_same_w):
+        return None
+    # an undo puts back what the decision took out, or takes its code out without writing much new code in
+    # its place; taking the decision's code out for new code of one's own is a rewrite (related at most)
+    if not b.restored_w and b.novel_w > NOVEL_MAX * b.taken_w:
+        return None
+    return Evidence("U1", _bag_score(case, b.coverage, b.kept_w),
+                    f"the diff undoes the decision's own change {_where(case)}: {_list(list(b.specific))} "
+                    f"({b.coverage:.0%} of the diff's change)", b.kept_w / case.total_w, bool(case.named),
+                    b.kept_w / case.decision_w, any(_is_literal(t) for t in b.specific))
+
+
+def u2_pinpoint(case: Case) -> Evidence | None:
+    """U2: a small edit that is almost all reversal: a literal, a token its words name, or weight >= UNDO_MIN."""
+    if case.remote:
+        return None
+    b = _bag(case)
+    if not (b.raw_cov >= PINPOINT_COVERAGE and _w(b.raw) >= _w(b.same) and (
+            sum(weight(t) * b.raw[t] for t in b.raw_specific) >= UNDO_MIN or any(
+            literal_body(t) is not None or t[0].isdigit() or bare(t) in case.named for t in b.raw_specific))):
+        return None
+    return Evidence("U2", _bag_score(case, b.raw_cov, max(b.kept_w, _w(b.raw))),
+                    f"the diff undoes the decision's own change {_where(case)}: "
+                    f"{_list(list(b.specific or b.raw_specific))} ({b.raw_cov:.0%} of the diff's change)",
+                    _w(b.raw) / case.total_w, bool(case.named), _w(b.raw) / case.decision_w,
+                    any(_is_literal(t) for t in b.raw_specific))
+
+
+def decisive(case: Case) -> Evidence | None:
+    """D1-D4: the diff rewrites the decision's own lines (decisive.py); the id says what carried it."""
+    return case.once("decisive", _decisive)  # type: ignore[no-any-return]
+
+
+def _decisive(case: Case) -> Evidence | None:
+    edits, vocab = case.edits, case.vocab
     toks = [t for e in edits for t in e.tokens]
+    if not toks or not any(is_specific(t) for t in toks):
+        return None
+    info = case.info
+    info_text = " ".join((info.quote, info.summary, info.source_title))
     # a guard the decision wrote (raise, return, ...) that is gone counts as much as a broad rewrite;
     # the file's vocabulary counts less, as in the token overlap
     w = sum(max(_w(_rare(Counter(e.tokens), vocab.get(e.path, Counter()))),
                 DECISIVE_MIN if e.exit_removed else 0.0) for e in edits)
-    if not toks or not any(is_specific(t) for t in toks):
-        return None
-    hit = list(dict.fromkeys(bare(t) for t in toks if bare(t) in named or _names(info_text, t)))
-    cov = w / max(change_w, 1.0)
+    hit = list(dict.fromkeys(bare(t) for t in toks if bare(t) in case.named or _names(info_text, t)))
+    cov = w / max(_bag(case).code_w, 1.0)
     if not (hit or (w >= DECISIVE_MIN and cov >= DECISIVE_COVERAGE) or cov >= DECISIVE_PINPOINT):
         return None
     score = 0.5 + 0.4 * min(1.0, cov) * min(1.0, w / 6) + (0.1 if hit else 0.0)
@@ -388,41 +529,226 @@ def _decisive(edits: list[LineEdit], named: list[str], change_w: float, info_tex
     what = "; ".join(x for x in (f"takes out {_list(taken)}" if taken else "",
                                  f"puts {_list(back)} where the decision cut code" if back else "",
                                  f"adds {_list(into)} to a condition the decision wrote" if into else "") if x)
-    return "contradicts", min(score, 1.0), (
-        f"the diff rewrites {len(edits)} line(s) the decision's change wrote: {what} ({cov:.0%} of the diff's change)")
+    rule = ("D4" if any(e.exit_removed for e in edits) else "D2" if back else "D1" if taken else "D3")
+    took = [t for e in edits for t in e.taken if is_specific(t)]
+    put = [t for e in edits for t in e.replaced_by + e.inserted if is_specific(t)]
+    # numbers only (a query or a key format in a string is behaviour, B3), on lines where the decision itself
+    # changed an older value: a setting retuned again. A value the decision introduced stays its own (D1)
+    retune = (rule == "D1" and not hit and bool(took) and bool(put) and all(t[0].isdigit() for t in took + put)
+              and all(e.edited_line for e in edits if e.taken))  # the decision itself retuned those numbers
+    return Evidence(rule, min(score, 1.0), f"the diff rewrites {len(edits)} line(s) the decision's change wrote: "
+                                           f"{what} ({cov:.0%} of the diff's change)", w / case.total_w, bool(hit),
+                    w / case.decision_w, any(_is_literal(t) for t in taken + back), retune)
 
 
-def _negated(found: list[Negation]) -> tuple[Label, float, str] | None:
+def _only(rule: str) -> Detector:
+    def detect(case: Case) -> Evidence | None:
+        e = decisive(case)
+        return e if e is not None and e.rule == rule else None
+
+    return detect
+
+
+def f1_flip(case: Case) -> Evidence | None:
+    """F1: a literal or condition the decision's words name (None, zero, truthiness) flipped where code is replaced."""
+    flip = _flip(case.diff_sets, case.info, any(o.role == "code" for o in case.overlaps) and not case.remote)
+    if not flip:
+        return None
+    return Evidence("F1", 0.6, f"the diff flips {_list(flip)}, which the decision's own words name")
+
+
+def a1_withdrawn(case: Case) -> Evidence | None:
+    """A1: a document the decision's change wrote (an ADR) whose ``Status:`` moves away from accepted."""
+    if case.remote:
+        return None
+    for path, cs in case.diff_sets.items():
+        change = status_change(cs) if path in case.info.patches else None
+        if change:
+            return Evidence("A1", 0.7, f"the diff changes the status of {path} from {change[0]} to {change[1]}")
+    return None
+
+
+def a2_text(case: Case) -> Evidence | None:
+    """A2: a document edit that takes the decision's own words out of the text its change wrote."""
+    if case.remote:
+        return None
+    words = case.judge._prose(case.diff_sets, case.info)
+    if len(words) < PROSE_QUOTE_MIN:
+        return None
+    return Evidence("A2", 0.5 + 0.05 * min(len(words), 8),
+                    f"the diff rewrites the text that states the decision, taking out {_list(words)}")
+
+
+def n1_negated(case: Case) -> Evidence | None:
+    found = case.judge._negations(case.diff_sets, case.info)
     if not found:
         return None
     n = found[0]
     pairs = ", ".join(f"`{a}` -> `{b}`" for a, b in n.swapped[:3])
-    return "contradicts", 0.65, f"the diff adds `{n.added.strip()}`, the opposite ({pairs}) of `{n.decision_line}`"
+    share = sum(weight(t) for t in tokens(n.added)) / case.total_w
+    return Evidence("N1", 0.65, f"the diff adds `{n.added.strip()}`, the opposite ({pairs}) of `{n.decision_line}`",
+                    share)
 
 
-def _unguarded(found: list[UnguardedCopy]) -> tuple[Label, float, str] | None:
+def g1_unguarded(case: Case) -> Evidence | None:
+    if case.remote:
+        return None
+    found = case.judge._unguarded(case.diff_sets, case.info)
     if not found:
         return None
     u = found[0]
-    return "contradicts", 0.6, (f"the diff writes {_list(u.copied, 3)} again without the guard the decision put "
-                                f"before them (`{u.guard}`)")
+    share = sum(weight(t) for x in u.copied for t in tokens(x)) / case.total_w
+    return Evidence("G1", 0.6, f"the diff writes {_list(u.copied, 3)} again without the guard the decision put "
+                               f"before them (`{u.guard}`)", share)
 
 
-def _status_withdrawn(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> tuple[Label, float, str] | None:
-    """A document the decision's change wrote (an ADR) whose ``Status:`` moves away from accepted."""
-    for path, cs in diff_sets.items():
-        change = status_change(cs) if path in info.patches else None
-        if change:
-            return "contradicts", 0.7, f"the diff changes the status of {path} from {change[0]} to {change[1]}"
+def e1_eager(case: Case) -> Evidence | None:
+    """E1: an import the decision made lazy (moved into a function) imported at module level again."""
+    if case.remote:
+        return None
+    for path, cs in case.diff_sets.items():
+        if path in case.info.patches and not cs.test and cs.kind != "prose":
+            words = " ".join((case.info.quote, case.info.summary, case.info.source_title))
+            found = eager_imports(cs, _lazy(case.info.patches[path], words))
+            if found:
+                return Evidence("E1", 0.6, f"the diff imports `{found[0].module}` at module level again "
+                                           f"(`{found[0].line}`); the decision's change made that import lazy")
     return None
 
 
-def _prose_rewrite(words: list[str]) -> tuple[Label, float, str] | None:
-    """A document edit that takes the decision's own words out of the text its change wrote."""
-    if len(words) < PROSE_QUOTE_MIN:
+def c1_rejected(case: Case) -> Evidence | None:
+    """C1: what the decision's words allow (``accept `str` values``), the diff now rejects (check + raise)."""
+    if case.remote:
         return None
-    return "contradicts", 0.5 + 0.05 * min(len(words), 8), (
-        f"the diff rewrites the text that states the decision, taking out {_list(words)}")
+    names = allowed_names(" ".join((case.info.quote, case.info.summary, case.info.source_title)))
+    for path, cs in case.diff_sets.items():
+        if path in case.info.patches and not cs.test and cs.kind != "prose":
+            found = rejections(cs, names)
+            if found:
+                r = found[0]
+                share = sum(weight(t) for t in tokens(r.check) + tokens(r.words)) / case.total_w
+                return Evidence("C1", 0.6, f"the decision allows `{r.name}`; the diff rejects it "
+                                           f"(`{r.check}` then `{r.words}`)", share, True)
+    return None
+
+
+def l1_overlap(case: Case) -> Evidence | None:
+    """L1: some overlap either way with the decision's change, or the decision's words name what changes."""
+    b = _bag(case)
+    shared = [t for t in b.undo + b.same if is_specific(t)]
+    undo_w, same_w = _w(b.undo), _w(b.same)
+    if not ((shared and undo_w + same_w >= RELATED_MIN) or case.named):
+        return None
+    parts = []
+    if b.undo:
+        parts.append(f"partly undoes {_list(_by_weight(b.undo))}")
+    if b.same:
+        parts.append(f"changes the same code ({_list(_by_weight(b.same))})")
+    if case.named:
+        parts.append(f"changes what the decision names: {_list(case.named)}")
+    return Evidence("L1", 0.2 + 0.25 * min(1.0, (undo_w + same_w) / 6) + (0.05 if case.named else 0.0),
+                    "; ".join(parts))
+
+
+def l2_tests(case: Case) -> Evidence | None:
+    tests = [o for o in case.overlaps if o.role == "test"]
+    test_undo = sum((o.undo for o in tests), Counter())
+    test_change = sum(o.change_w for o in tests) or 1.0
+    if _w(test_undo) >= TEST_UNDO_MIN and _w(test_undo) / test_change >= 0.5:
+        return Evidence("L2", 0.3, f"the diff undoes test code the decision added: {_list(_by_weight(test_undo))}")
+    return None
+
+
+def l3_prose(case: Case) -> Evidence | None:
+    prose = [o for o in case.overlaps if o.role == "prose"]
+    prose_undo = sum((o.undo for o in prose), Counter())
+    prose_change = sum(o.change_w for o in prose) or 1.0
+    if _w(prose_undo) >= PROSE_UNDO_MIN and _w(prose_undo) / prose_change >= 0.5:
+        return Evidence("L3", 0.25, f"the diff removes text the decision added: {_list(_by_weight(prose_undo))}")
+    return None
+
+
+# The registry: every offline rule, in the order reasons are shown. guard/README.md lists each with its reason
+# (tests/test_docs.py checks the table names every id here).
+RULES: tuple[JudgeRule, ...] = (
+    JudgeRule("REV1", "contradicts", "exact revert of the decision's change (line by line)", rev1),
+    JudgeRule("REV2", "contradicts", "partial revert: hunks of the decision's change put back", rev2),
+    JudgeRule("REV3", "contradicts", "a line edit of the decision turned back (lines since retouched)", rev3),
+    JudgeRule("U1", "contradicts", "broad undo: most of the diff's net tokens reverse the change", u1_broad),
+    JudgeRule("U2", "contradicts", "pinpoint undo: a small edit that is almost all reversal", u2_pinpoint),
+    JudgeRule("D1", "contradicts", "decision-own tokens taken out of its lines", _only("D1")),
+    JudgeRule("D2", "contradicts", "tokens put back where the decision cut code", _only("D2")),
+    JudgeRule("D3", "contradicts", "a decision line's condition reshaped", _only("D3")),
+    JudgeRule("D4", "contradicts", "a guard (raise/return/...) the decision wrote removed", _only("D4")),
+    JudgeRule("F1", "contradicts", "a literal or condition the decision's words name flipped", f1_flip),
+    JudgeRule("N1", "contradicts", "a new line saying the opposite of a decision line", n1_negated),
+    JudgeRule("G1", "contradicts", "guarded code written again without the guard", g1_unguarded),
+    JudgeRule("A1", "contradicts", "the ADR's status withdrawn", a1_withdrawn),
+    JudgeRule("A2", "contradicts", "the decision's own words taken out of its document", a2_text),
+    JudgeRule("E1", "contradicts", "an import the decision made lazy imported at module level again", e1_eager),
+    JudgeRule("C1", "contradicts", "what the decision's words allow, the diff rejects", c1_rejected),
+    JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
+    JudgeRule("L2", "related", "test code the decision added undone", l2_tests),
+    JudgeRule("L3", "related", "text the decision added removed", l3_prose),
+)
+POLICY: dict[str, Label] = {r.id: r.label for r in RULES}
+# Rules about a share of the diff warn only when what they found is a real part of the whole diff: a large
+# change that rewrites a few decision lines among much else is an edit of that code (related), not its undo.
+# Exact and partial reverts (REV1/REV2), flips, ADR and document rules carry no share and are never demoted.
+FOCUS_MIN = 0.15
+FOCUS_NAMED = 0.1  # the decision's own words name what the diff changes
+FOCUS_RULE = "S3"  # S4 (decision share) is reported under the same id's sentence
+RETUNE_RULE = "S5"
+# ...and of the decision: a few lines of a change that rewrote a whole module are not what it decided
+DECISION_SHARE_MIN = 0.05
+STANDING_RULE = "S1"  # a decision that no longer stands is at most related
+NOT_STANDING_MAX = 0.45
+RELATED_MAX = 0.45
+
+
+def focused(e: Evidence) -> bool:
+    """A real part of the diff (S3), and a real part of what the decision's change did (S4) unless the diff
+    is nearly all that one literal put back or taken out (a pinpoint edit of a value the decision set); and
+    not a value the decision set tuned to another one its words do not name (S5)."""
+    if e.retune:
+        return False
+    pinpoint = e.literal and e.share is not None and e.share >= PINPOINT_COVERAGE
+    return (e.share is None or e.share >= (FOCUS_NAMED if e.named else FOCUS_MIN)) and (
+        e.decision_share is None or e.decision_share >= DECISION_SHARE_MIN or pinpoint)
+
+
+def policy(found: list[Evidence], standing: bool) -> Judgement:
+    """The label from what fired: contradicts if a contradicting rule fired on a focused part of the diff, else
+    related (also for contradicting evidence on a small share of a large diff), else unrelated."""
+    contra = [e for e in found if POLICY[e.rule] == "contradicts" and focused(e)]
+    unfocused = [e for e in found if POLICY[e.rule] == "contradicts" and not focused(e)]
+    related = [e for e in found if POLICY[e.rule] == "related"]
+    if contra:
+        best = max(contra, key=lambda e: e.score)
+        rules = tuple((e.rule, e.why) for e in contra)
+        reason = "; ".join(dict.fromkeys(e.why for e in contra))
+        if not standing:
+            why = "the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
+            return Judgement("related", round(min(best.score, NOT_STANDING_MAX), 4), f"{reason}; {why}",
+                             (*rules, (STANDING_RULE, why)))
+        return Judgement("contradicts", round(best.score, 4), reason, rules)
+    if unfocused:
+        share = max(e.share or 0.0 for e in unfocused)
+        dshare = max(e.decision_share or 0.0 for e in unfocused)
+        why = (f"an edit of code the decision wrote ({share:.0%} of the diff's change, {dshare:.0%} of the "
+               f"decision's): not its undo")
+        if all(e.retune for e in unfocused):
+            why = "numbers the decision set, set to other numbers its words do not name: a retune, not an undo"
+        reason = "; ".join(dict.fromkeys(e.why for e in unfocused)) + f"; {why}"
+        score = min(RELATED_MAX, max([e.score for e in related] + [0.3]))
+        return Judgement("related", round(score, 4), reason,
+                         (*((e.rule, e.why) for e in unfocused),
+                          (RETUNE_RULE if all(e.retune for e in unfocused) else FOCUS_RULE, why)))
+    if related:
+        best = max(related, key=lambda e: e.score)
+        return Judgement("related", round(best.score, 4), "; ".join(dict.fromkeys(e.why for e in related)),
+                         tuple((e.rule, e.why) for e in related))
+    return Judgement("unrelated", 0.0, "no shared change")
 
 
 def _named(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:

@@ -89,6 +89,7 @@ class Judgement:
     label: Label
     score: float
     reason: str
+    rules: tuple[tuple[str, str], ...] = ()  # (rule id, why) of every rule behind the label (judge_offline.RULES)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class Finding:
     bus_factor: int = 0
     learned: list[str] = field(default_factory=list)
     reason: str = ""  # the judge's reason; shown by the CLI and page, not part of the JSON contract
+    rules: list[dict[str, str]] = field(default_factory=list)  # {"id", "why"}: the judge rules that fired
     lines_key: str = ""  # the diff's changed lines this finding rests on (what a dismissal is about)
     dismissed: Dismissal | None = None  # set when a reviewer's "wrong" still holds for these lines
 
@@ -117,7 +119,7 @@ class Finding:
             "source_url": self.source_url, "source": self.source, "label": self.label,
             "score": round(self.score, 4), "hops": self.hops, "path": self.path, "premises": self.premises,
             "alternatives": self.alternatives, "experts": self.experts, "bus_factor": self.bus_factor,
-            "learned": self.learned, "lines_key": self.lines_key,
+            "learned": self.learned, "lines_key": self.lines_key, "rules": self.rules,
             **({"dismissed": self.dismissed.as_dict()} if self.dismissed else {}),
         }
 

@@ -19,6 +19,7 @@ from .diffparse import diff_from_patches, parse_diff
 from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
 from .model import Candidate, DecisionInfo, Finding, GuardReport, Judgement, ParsedDiff, Verdict
+from .revert import search_lines
 from .tokens import ChangeSet
 
 JUDGES = ("offline", "llm")
@@ -117,12 +118,13 @@ class _Run:
         a = self._all({
             "touches": lambda: cands.touch_rows(g, d, ex), "issue": lambda: cands.linked(g, d, ex),
             "adr": lambda: cands.adrs(g, d, ex), "known": lambda: cands.known_files(g, d),
+            "reverted": lambda: cands.reverted(g, d, ex, search_lines(self.sets)),
             "users": lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))),
             "editors": lambda: experts.editors(g, d.paths), "latest": lambda: experts.latest_activity(g),
             "centrality": lambda: experts.centrality(g),
         })
         rows = cands.touch_rows_by_symbol(g, d, ex, a["users"]) + a["touches"]
-        found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["adr"] + a["issue"]
+        found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["reverted"] + a["adr"] + a["issue"]
         found += import_hop.candidates(g, d, ex)
         # the symbol hop is for new, renamed or never-seen files
         fresh = [f for f in new_files if f in self._fresh_paths(a["known"])]
@@ -192,8 +194,8 @@ class _Run:
             j = import_hop.cap(c, labels[c.decision_id], self.sets, info)
             if j.label == "unrelated" and c.replaces:
                 # the diff touches what a superseded decision covered: its replacement is shown instead
-                j = Judgement("related", SUPERSEDED_SCORE,
-                              f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches")
+                why = f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches"
+                j = Judgement("related", SUPERSEDED_SCORE, why, (("S2", why),))
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
                 self.cleared.append({"decision_id": c.decision_id, "summary": info.summary,
@@ -230,4 +232,5 @@ class _Run:
             source=decisions.source_ref(info), label=j.label, score=score, hops=c.hops, path=c.path,
             premises=sorted(prem, key=lambda p: p["rule"]), alternatives=gathered["alternatives"].get(c.decision_id, []),
             experts=who, bus_factor=bus, learned=gathered["learned"].get(c.decision_id, []), reason=j.reason,
+            rules=[{"id": r, "why": w} for r, w in j.rules],
         )

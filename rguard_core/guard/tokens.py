@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 _TOKEN = re.compile(
     r"""(?P<str>[rbfuRBFU]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`))"""
@@ -97,6 +99,8 @@ def code_lines(lines: list[tuple[str, str]], kind: str) -> list[tuple[str, str]]
     """(kind, code) for every hunk line that is code, tracking docstrings over context lines too."""
     out: list[tuple[str, str]] = []
     in_doc: str | None = None
+    seen_triple = False
+    prev = ""
     for k, text in lines:
         s = text.strip()
         if in_doc is not None:
@@ -107,10 +111,17 @@ def code_lines(lines: list[tuple[str, str]], kind: str) -> list[tuple[str, str]]
             m = _TRIPLE.match(s)
             if m:
                 q = m.group(1)
-                if s.count(q) % 2 == 1:
+                if not seen_triple and s == q and prev and not prev.endswith((":", "=", "(", ",")):
+                    # a hunk that starts inside a docstring: this bare delimiter closes it, so what came
+                    # before was documentation and what follows is code
+                    out.clear()
+                elif s.count(q) % 2 == 1:
                     in_doc = q
+                seen_triple = True
                 continue  # a docstring line (opening, closing or one-line) is documentation
         code = strip_comment(text, kind)
+        if s:
+            prev = s
         if code:
             out.append((k, code))
     return out
@@ -193,11 +204,21 @@ class ChangeSet:
     blocks: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (removed, added) runs, renames dropped
     import_w: float = 0.0  # weight of the net change that sits on import lines
     context: Counter[str] = field(default_factory=Counter)  # tokens on the unchanged code lines shown around
+    hunks: list[list[tuple[str, str]]] = field(default_factory=list)  # the hunks as given, (kind, text) lines
+    # work the judge's rules derive from this diff once per run, not once per candidate decision
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def once(self, key: str, fn: Callable[[], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = fn()
+        return self.memo[key]
 
     @property
     def code_w(self) -> float:
-        """Weight of the net change without import lines (they follow code changes, they carry no intent)."""
-        return max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w)
+        """Weight of the net change without import lines (they follow code changes, they carry no intent).
+        Read once the change set is final (the judge's run: diff_change_sets has applied renames by then)."""
+        return self.once("code_w", lambda: max(0.0, self.weight_of(self.removed) + self.weight_of(self.added)
+                                               - self.import_w))  # type: ignore[no-any-return]
 
     def weight_of(self, which: Counter[str]) -> float:
         return sum(weight(t) * n for t, n in which.items())
@@ -210,7 +231,7 @@ class ChangeSet:
 def change_set(hunks: list[list[tuple[str, str]]], path: str) -> ChangeSet:
     """Build the ChangeSet of one file from its hunks' (kind, text) lines."""
     kind = file_kind(path)
-    cs = ChangeSet(kind, is_test_path(path))
+    cs = ChangeSet(kind, is_test_path(path), hunks=hunks)
     rem: list[str] = []
     add: list[str] = []
     coded = [lines if kind == "prose" else code_lines(lines, kind) for lines in hunks]

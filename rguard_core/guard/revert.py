@@ -1,0 +1,259 @@
+"""Exact and partial reverts, line by line: the diff takes out the lines a change put in and puts back the
+lines it took out, in the same file (whitespace-normalised). No threshold on words or tokens: a revert of a
+code change is caught whatever the decision's text says.
+
+Only *telling* lines count: a line with a specific token (a name or a literal, not ``}`` or ``else:``).
+Per hunk of the change, ``need`` is its telling added + removed lines and ``got`` those the diff reverses
+(added lines the diff removes, removed lines it adds back). A block (a run of changed lines) is reverted when got >= HUNK_MIN of need.
+
+  REV1  exact revert: over the files both touch, got >= FILE_MIN of need, and the reversed lines are at
+        least COVER_MIN of the diff's telling changed lines in those files (the diff is mostly the revert)
+  REV3  a line edit undone: the change edited line A into B; the diff edits B (or a later form of it,
+        LINE_ALIKE alike) back into A (LINE_ALIKE alike, nearer A than B). Near-exact: the lines were retouched
+  REV2  partial revert: blocks of the change reverted both ways (its lines taken out *and* the lines it
+        replaced put back), and those lines are PARTIAL_COVER of the diff's telling changed lines
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, file_kind, is_specific, tokens
+
+HUNK_MIN = 0.8
+FILE_MIN = 0.7
+COVER_MIN = 0.3
+PARTIAL_COVER = 0.3
+PARTIAL_MIN_LINES = 2
+SEARCH_LINES = 12  # telling lines of the diff looked up in stored patches (candidates.reverted_rows)
+SEARCH_MIN_CHARS = 12
+
+
+@dataclass(frozen=True)
+class HunkLines:
+    removed: tuple[str, ...]  # telling lines, normalised
+    added: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RevertEvidence:
+    """How much of a change the diff reverses, in the files both touch."""
+
+    exact: bool  # REV1 (else REV2, partial)
+    got: int  # telling lines of the change the diff reverses
+    need: int  # telling lines of the change in the files the diff touches
+    cover: float  # reversed lines / the diff's telling changed lines in those files
+    hunks: int  # hunks of the change reverted
+    paths: tuple[str, ...]
+
+
+def norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def telling(line: str, path: str) -> bool:
+    """A line that says something of its own: it holds a name or a literal (``}``, ``else:`` do not)."""
+    if file_kind(path) == "prose":
+        return len(norm(line)) >= 8
+    return any(is_specific(t) for t in tokens(line))
+
+
+@lru_cache(maxsize=4096)
+def change_hunks(patch: str, path: str) -> tuple[HunkLines, ...]:
+    """The telling removed and added lines of each block of changed lines (a run of -/+ lines) of a stored
+    patch, comments and docstrings dropped: a partial revert puts back some blocks of a hunk."""
+    from .judge_offline import patch_hunks
+
+    kind = file_kind(path)
+    out = []
+    for h in patch_hunks(patch):
+        lines = h if kind == "prose" else code_lines(h, kind)
+        for r, a in _blocks(lines):
+            rem = tuple(norm(x) for x in r if telling(x, path))
+            add = tuple(norm(x) for x in a if telling(x, path))
+            if rem or add:
+                out.append(HunkLines(rem, add))
+    return tuple(out)
+
+
+def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> RevertEvidence | None:
+    """REV1 / REV2 evidence that the diff reverts (all or some hunks of) the change stored in ``patches``."""
+    need = got = changed = 0
+    rev_got = two_way = hunks = 0
+    paths: list[str] = []
+    seen: set[int] = set()
+    moved = _moved(diff_sets)
+    for path, cs in diff_sets.items():
+        if path not in patches or id(cs) in seen:
+            continue
+        seen.add(id(cs))
+        d_rem, d_add = cs.once("rev.lines", partial(_telling_lines, cs, path))
+        # consumed below; a line the diff moves to another file is neither taken out nor put back
+        d_rem = Counter({x: n for x, n in d_rem.items() if x not in moved})
+        d_add = Counter({x: n for x, n in d_add.items() if x not in moved})
+        changed += sum(d_rem.values()) + sum(d_add.values())
+        file_got = 0
+        for h in change_hunks(patches[path], path):
+            g_add = _take(d_rem, h.added)
+            g_rem = _take(d_add, h.removed)
+            n = len(h.added) + len(h.removed)
+            need += n
+            file_got += g_add + g_rem
+            if n and (g_add + g_rem) >= HUNK_MIN * n:
+                hunks += 1
+                rev_got += g_add + g_rem
+                if h.added and h.removed and g_add and g_rem:
+                    two_way += g_add + g_rem
+        got += file_got
+        if file_got:
+            paths.append(path)
+    if not got or not changed:
+        return None
+    if need and got >= FILE_MIN * need and got >= COVER_MIN * changed and got >= 1:
+        return RevertEvidence(True, got, need, got / changed, hunks, tuple(paths))
+    # a block the change only added, deleted again, is also what moving or dropping code looks like: a partial
+    # revert needs blocks put back both ways (lines the change replaced restored, its lines taken out)
+    if two_way >= PARTIAL_MIN_LINES and two_way >= PARTIAL_COVER * changed:
+        return RevertEvidence(False, two_way, need, two_way / changed, hunks, tuple(paths))
+    return None
+
+
+def _moved(diff_sets: dict[str, ChangeSet]) -> frozenset[str]:
+    """Lines the diff removes from one file and adds to another (code moved between files)."""
+    sets = list({id(c): c for c in diff_sets.values()}.values())
+    if len(sets) < 2:
+        return frozenset()
+    first = sets[0]
+    return first.once("rev.moved", lambda: _moved_lines(sets))  # type: ignore[no-any-return]
+
+
+def _moved_lines(sets: list[ChangeSet]) -> frozenset[str]:
+    out: set[str] = set()
+    for i, a in enumerate(sets):
+        rem = {norm(x) for x in a.removed_lines}
+        for j, b in enumerate(sets):
+            if i != j:
+                out |= rem & {norm(x) for x in b.added_lines}
+    return frozenset(out)
+
+
+def _telling_lines(cs: ChangeSet, path: str) -> tuple[Counter[str], Counter[str]]:
+    return (Counter(norm(x) for x in cs.removed_lines if telling(x, path)),
+            Counter(norm(x) for x in cs.added_lines if telling(x, path)))
+
+
+def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:
+    """How many of ``lines`` are in ``pool`` (each pool line used once); the pool is consumed."""
+    n = 0
+    for x in lines:
+        if pool[x] > 0:
+            pool[x] -= 1
+            n += 1
+    return n
+
+
+def _searchable(line: str, path: str) -> bool:
+    return len(line.strip()) >= SEARCH_MIN_CHARS and not _IMPORT.match(line) and telling(line, path)
+
+
+def search_lines(diff_sets: dict[str, ChangeSet]) -> list[str]:
+    """Patch fragments a change the diff reverts must contain: ``\\n+line`` for lines the diff removes (the
+    change added them), ``\\n-line`` for lines it adds back. Long telling lines, spread over the files."""
+    per_file: list[list[str]] = []
+    seen: set[int] = set()
+    for path, cs in diff_sets.items():
+        if id(cs) in seen:
+            continue
+        seen.add(id(cs))
+        # import lines are written by many changes (``from __future__ import annotations``): not telling here
+        frags = [f"\n+{x}" for x in cs.removed_lines if _searchable(x, path)]
+        frags += [f"\n-{x}" for x in cs.added_lines if _searchable(x, path)]
+        frags = sorted(dict.fromkeys(frags), key=lambda s: -len(s.strip()))
+        if frags:
+            per_file.append(frags)
+    out: list[str] = []
+    i = 0
+    while len(out) < SEARCH_LINES and any(i < len(f) for f in per_file):
+        out += [f[i] for f in per_file if i < len(f)]
+        i += 1
+    return out[:SEARCH_LINES]
+
+
+# --- REV3: one line edit of the decision undone, the lines since retouched (near-exact) ---------------------
+
+LINE_ALIKE = 0.75  # a diff line this alike (token sequence) to a line of the decision's edit is that line
+PAIR_CELLS = 400  # blocks with more rem x add pairs than this are not paired (bounded work)
+
+
+@dataclass(frozen=True)
+class LineUndo:
+    """The decision edited ``before`` into ``after``; the diff edits (a later form of) ``after`` back."""
+
+    before: str
+    after: str
+    diff_removed: str
+    diff_added: str
+
+
+@lru_cache(maxsize=4096)
+def line_edits(patch: str, path: str) -> tuple[tuple[str, str], ...]:
+    """(old line, new line) pairs the change edited (one line turned into a similar one), telling ones only."""
+    from .decisive import _pair
+    from .judge_offline import patch_hunks
+
+    kind = file_kind(path)
+    if kind == "prose":
+        return ()
+    out = []
+    for h in patch_hunks(patch):
+        for rem, add in _blocks(code_lines(h, kind)):
+            if not rem or not add or len(rem) * len(add) > PAIR_CELLS:
+                continue
+            for j, i in _pair(rem, add).items():
+                if norm(rem[i]) != norm(add[j]) and telling(add[j], path):
+                    out.append((rem[i], add[j]))
+    return tuple(out)
+
+
+def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str) -> list[LineUndo]:
+    """Line edits of the decision the diff turns back: it edits a line like the decision's new one into a
+    line like its old one (each LINE_ALIKE alike, and nearer the old than the new)."""
+    if not edits or diff.kind == "prose":
+        return []
+    spelled = _spelled_edits(edits)
+    out: list[LineUndo] = []
+    for r, a, r_text, a_text in diff.once("rev.pairs", lambda: _diff_pairs(diff)):
+        for old, new, old_text, new_text in spelled:
+            back, fro = _ratio(a, old), _ratio(r, new)
+            if back >= LINE_ALIKE and fro >= LINE_ALIKE and back > _ratio(a, new) and fro > _ratio(r, old):
+                out.append(LineUndo(old_text.strip(), new_text.strip(), r_text.strip(), a_text.strip()))
+                break
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _spelled_edits(edits: tuple[tuple[str, str], ...]) -> tuple[tuple[list[str], list[str], str, str], ...]:
+    from .decisive import _spelled
+
+    return tuple((_spelled(a), _spelled(b), a, b) for a, b in edits)
+
+
+def _diff_pairs(diff: ChangeSet) -> list[tuple[list[str], list[str], str, str]]:
+    """The diff's line edits (removed line, the added line it became), spelled for comparison."""
+    from .decisive import _pair, _spelled
+
+    out = []
+    for rem, add in diff.blocks:
+        if not rem or not add or len(rem) * len(add) > PAIR_CELLS:
+            continue
+        for j, i in _pair(rem, add).items():
+            out.append((_spelled(rem[i]), _spelled(add[j]), rem[i], add[j]))
+    return out
+
+
+def _ratio(a: list[str], b: list[str]) -> float:
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()

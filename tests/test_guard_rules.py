@@ -1,0 +1,193 @@
+"""The offline judge's rule registry: exact and partial reverts (REV1/REV2), the focus gates (S3/S4), the
+paraphrase rules (E1, C1), and the guard finding a reverted change that the recency limits would drop.
+
+Pure tests run the real parser, token code and OfflineJudge on hand-made diffs; the retrieval test ingests a
+made-up history into the real embedded FalkorDB."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rguard_core.db import Store
+from rguard_core.guard import candidates as cands
+from rguard_core.guard import run_guard
+from rguard_core.guard.diffparse import parse_diff
+from rguard_core.guard.judge_offline import POLICY, RULES, OfflineJudge, diff_change_sets
+from rguard_core.guard.model import Judgement
+from rguard_core.ingest.extract.offline import OfflineExtractor
+from rguard_core.ingest.model import FileChange, Person, PullRequest, RepoHistory
+from rguard_core.ingest.pipeline import ingest_history
+from tests.test_guard_decisive import diff, info, patch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+OLD = ("import json\n\n\ndef load(raw):\n    data = json.loads(raw)\n    return data\n\n\n"
+       "def save(obj):\n    return json.dumps(obj)\n")
+NEW = ("import json\n\n\ndef load(raw):\n    data = json.loads(raw, parse_float=Decimal)\n    check_schema(data)\n"
+       "    return data\n\n\ndef save(obj):\n    return json.dumps(obj, default=str, sort_keys=True)\n")
+
+
+def run(diff_text: str, *decs, standing: bool = True) -> Judgement:  # type: ignore[no-untyped-def]
+    off = OfflineJudge()
+    off.prepare(list(decs))
+    return off.judge(diff_change_sets(parse_diff(diff_text).files), decs[0], standing)
+
+
+def ids(j: Judgement) -> list[str]:
+    return [r for r, _ in j.rules]
+
+
+def test_exact_revert_is_rev1_whatever_the_decision_says() -> None:
+    dec = info({"svc/codec.py": patch(OLD, NEW)}, quote="Tidy up.")
+    j = run(diff("svc/codec.py", NEW, OLD), dec)
+    assert j.label == "contradicts" and "REV1" in ids(j) and j.score == 1.0
+    assert "put back as they were" in dict(j.rules)["REV1"]
+
+
+def test_code_moved_to_another_file_is_no_revert() -> None:
+    old = "def keep():\n    return 1\n"
+    new = old + "\n\ndef helper(raw):\n    parsed = parse_strict(raw, schema=SCHEMA)\n    return parsed\n"
+    dec = info({"svc/a.py": patch(old, new)})
+    moved = diff("svc/a.py", new, old) + diff("svc/b.py", "", new[len(old) + 2:])
+    assert not {"REV1", "REV2"} & set(ids(run(moved, dec)))
+    assert "REV1" in ids(run(diff("svc/a.py", new, old), dec))  # the same deletion alone takes it out
+
+
+def test_partial_revert_of_one_hunk_is_rev2() -> None:
+    dec = info({"svc/codec.py": patch(OLD, NEW)})
+    half = NEW.replace("json.dumps(obj, default=str, sort_keys=True)", "json.dumps(obj)")
+    j = run(diff("svc/codec.py", NEW, half), dec)
+    assert j.label == "contradicts" and "REV2" in ids(j)
+
+
+def test_a_line_edit_turned_back_after_the_line_was_retouched_is_rev3() -> None:
+    dec = info({"svc/codec.py": patch(OLD, NEW)}, quote="Tidy up.")
+    later = NEW.replace("default=str, sort_keys=True", "default=repr, sort_keys=True")  # retouched since
+    more = later.replace("sort_keys=True)", "sort_keys=True, indent=2)")
+    assert "REV3" not in ids(run(diff("svc/codec.py", later, more), dec))  # extended, not turned back
+    undo = later.replace("return json.dumps(obj, default=repr, sort_keys=True)", "return json.dumps(obj)")
+    j = run(diff("svc/codec.py", later, undo), dec)
+    assert j.label == "contradicts" and "REV3" in ids(j), j
+
+
+def test_a_hunk_starting_inside_a_docstring_is_read_as_code_after_it_closes() -> None:
+    from rguard_core.guard.tokens import code_lines
+
+    hunk = [(" ", "        Given the headers, return `True` when"), (" ", '        """'), ("-", "        x = 1"),
+            ("+", "        x = 2")]
+    assert code_lines(hunk, "hash") == [("-", "x = 1"), ("+", "x = 2")]
+    opening = [(" ", "def f():"), (" ", '    """'), (" ", "    text"), (" ", '    """'), ("+", "    y = 3")]
+    assert code_lines(opening, "hash") == [(" ", "def f():"), ("+", "y = 3")]
+
+
+def test_editing_the_decisions_code_is_no_revert() -> None:
+    dec = info({"svc/codec.py": patch(OLD, NEW)})
+    more = NEW.replace("    check_schema(data)\n", "    check_schema(data)\n    log_load(data, source=raw_origin)\n")
+    j = run(diff("svc/codec.py", NEW, more), dec)
+    assert j.label != "contradicts" and not {"REV1", "REV2"} & set(ids(j))
+
+
+def test_a_few_decision_lines_in_a_large_change_are_related_not_contradicts() -> None:
+    """S3: the evidence is a small share of the whole diff (a feature that also rewrites the decision's lines)."""
+    dec = info({"svc/codec.py": patch(OLD, NEW)})
+    rewrite = NEW.replace("    data = json.loads(raw, parse_float=Decimal)\n    check_schema(data)\n",
+                          "    data = decoder_for(raw).decode(raw, strict_mode=True)\n    validate_with(data, registry)\n")
+    alone = diff("svc/codec.py", NEW, rewrite)
+    assert run(alone, dec).label == "contradicts"  # on its own the rewrite is most of the diff
+    feature = "".join(f"def handler_{i}(event_{i}, ctx):\n    return dispatch_{i}(event_{i}, ctx.route_{i}, retries={i})\n\n\n"
+                      for i in range(12))
+    j = run(alone + diff("svc/handlers.py", "", feature), dec)
+    assert j.label == "related" and "S3" in ids(j), j
+
+
+def test_a_number_the_decision_set_retuned_is_related_unless_its_words_name_it() -> None:
+    """S5: the decision retuned 100 -> 500, the diff retunes 500 -> 800: a setting changed again, not the
+    decision undone; named by its words, it warns (a value the decision introduced: test_guard_decisive)."""
+    old, new = "def page(q):\n    return q.take(100)\n", "def page(q):\n    return q.take(500)\n"
+    tuned = "def page(q):\n    return q.take(800)\n"
+    j = run(diff("svc/page.py", new, tuned), info({"svc/page.py": patch(old, new)}, quote="Pages hold more rows."))
+    assert j.label == "related" and "S5" in ids(j), j
+    named = info({"svc/page.py": patch(old, new)}, quote="A page holds exactly 500 rows, never more.")
+    assert run(diff("svc/page.py", new, tuned), named).label == "contradicts"
+
+
+def test_policy_table_covers_every_rule_and_records_why() -> None:
+    assert set(POLICY) == {r.id for r in RULES} and len(RULES) == len(POLICY)
+    assert all(POLICY[r] in ("contradicts", "related") for r in POLICY)
+    dec = info({"svc/codec.py": patch(OLD, NEW)})
+    j = run(diff("svc/codec.py", NEW, OLD), dec, standing=False)
+    assert j.label == "related" and ids(j)[-1] == "S1"  # a decision that no longer stands is not warned on
+
+
+LAZY_OLD = "import numpy\n\n\ndef mean(xs):\n    return numpy.mean(xs)\n"
+LAZY_DEC = "def mean(xs):\n    import numpy\n\n    return numpy.mean(xs)\n"
+
+
+def test_eager_import_of_a_lazy_one_is_e1() -> None:
+    dec = info({"lib/stats.py": patch(LAZY_OLD, LAZY_DEC)}, quote="Import numpy lazily: start-up time.")
+    eager = "import numpy\n\n\ndef mean(xs):\n    return numpy.mean(xs)\n\n\ndef total(xs):\n    return numpy.sum(xs)\n"
+    j = run(diff("lib/stats.py", LAZY_DEC, eager), dec)
+    assert j.label == "contradicts" and "E1" in ids(j)
+    # an import the decision never moved is nothing
+    other = LAZY_DEC + "\n\nimport json\n"
+    assert "E1" not in ids(run(diff("lib/stats.py", LAZY_DEC, other), dec))
+
+
+STR_OLD = "def coerce(v):\n    return int(v)\n"
+STR_DEC = "def coerce(v):\n    if isinstance(v, str):\n        v = v.strip()\n    return int(v)\n"
+
+
+def test_rejecting_what_the_decision_allows_is_c1() -> None:
+    dec = info({"lib/num.py": patch(STR_OLD, STR_DEC)}, quote="Accept `str` input as well as numbers.")
+    strict = STR_DEC.replace("    if isinstance(v, str):\n        v = v.strip()\n",
+                             "    if isinstance(v, str):\n        raise TypeError('numbers only')\n")
+    j = run(diff("lib/num.py", STR_DEC, strict), dec)
+    assert j.label == "contradicts" and "C1" in ids(j)
+    other = STR_DEC.replace("    return int(v)\n", "    if v is None:\n        raise TypeError('no value')\n"
+                                                    "    return int(v)\n")
+    assert "C1" not in ids(run(diff("lib/num.py", STR_DEC, other), dec))
+
+
+def _history(repo: str, later: int) -> RepoHistory:
+    """PR #1 decides how core.py loads; then ``later`` PRs each append a handler to the same (hot) file."""
+    hist = RepoHistory(repo=repo, url=f"https://github.com/{repo}")
+    hist.people["dev"] = Person("dev")
+    first = PullRequest(1, "Load with a checked decoder", "We use the checked decoder because raw loads accept "
+                        "garbage.", "dev", "closed", True, created_at="2020-01-01T00:00:00Z",
+                        merged_at="2020-01-01T00:00:00Z",
+                        files=[FileChange("app/core.py", "modified", 2, 1, patch(OLD, NEW))])
+    hist.pulls.append(first)
+    for k in range(2, later + 2):
+        body = f"HANDLER_{k} = register('handler_{k}', priority={k})\n"
+        p = f"@@ -{100 + k},0 +{100 + k},1 @@\n+{body.rstrip()}"
+        hist.pulls.append(PullRequest(k, f"Register handler {k}", f"We register handler {k} so that route {k} works.",
+                                      "dev", "closed", True, created_at=f"2021-{1 + k // 28 % 12:02d}-{1 + k % 28:02d}T00:00:00Z",
+                                      merged_at=f"2021-{1 + k // 28 % 12:02d}-{1 + k % 28:02d}T00:00:00Z",
+                                      files=[FileChange("app/core.py", "modified", 1, 0, p)]))
+    return hist
+
+
+def test_an_old_change_reverted_on_a_hot_file_is_found_and_warned(store: Store, repo_name: str) -> None:
+    later = cands.TOUCH_SCAN + 10  # more newer changes to the file than the recency scan reads
+    ingest_history(store, _history(repo_name, later), OfflineExtractor(), "test")
+    try:
+        report = run_guard(store, repo_name, diff("app/core.py", NEW, OLD))
+        assert report.verdict == "warn"
+        f = report.findings[0]
+        assert f.decision_id == "decision:pr:1" and f.label == "contradicts"
+        assert "REV1" in [r["id"] for r in f.as_dict()["rules"]]
+        assert "candidates.reverted" in {q["name"] for q in report.cypher}
+        # an ordinary edit next to the old change is not a revert of it
+        edit = NEW.replace("    return data\n", "    return freeze(data)\n", 1)
+        assert run_guard(store, repo_name, diff("app/core.py", NEW, edit)).verdict != "warn"
+    finally:
+        store.repo_graph(repo_name).delete()
+
+
+def test_readme_rule_table_lists_every_registered_rule() -> None:
+    text = (ROOT / "rguard_core" / "guard" / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| ([A-Z]+[0-9]) ", text, re.M))
+    assert {r.id for r in RULES} <= listed, sorted({r.id for r in RULES} - listed)
+    for rid in ("S1", "S3", "S4"):
+        assert f"| {rid} " in text
