@@ -10,6 +10,7 @@ import streamlit as st
 
 from rguard_core.db import Store, open_store
 from rguard_core.errors import RGuardError
+from rguard_core.graph_state import require_complete
 
 T = TypeVar("T")
 
@@ -29,6 +30,12 @@ def require_repo() -> str | None:
     if not repo:
         st.info("No repository yet. Open **Ingest** to read one from GitHub, a snapshot folder or a local clone, "
                 "or run `python -m rguard_core seed` to load the demo repository.")
+        return repo
+    try:  # a graph whose last ingest did not finish is refused on every page, as in the CLI (graph_state.py)
+        require_complete(get_store().repo_graph(repo))
+    except RGuardError as e:
+        st.error(page_message(e))
+        return None
     return repo
 
 

@@ -12,6 +12,7 @@ from ..codemap.build import build_from_git, build_from_github, build_from_tree
 from ..codemap.tree import tree_from_folder
 from ..db import Graph, open_store, validate_repo
 from ..errors import UnknownRepository
+from ..graph_state import require_complete
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,6 +69,7 @@ def _graph(repo: str) -> Graph:
     graph = open_store().repo_graph(validate_repo(repo))
     if not graph.exists():
         raise UnknownRepository(repo)
+    require_complete(graph)  # a half-written history graph is not served (graph_state.py)
     return graph
 
 
