@@ -24,7 +24,7 @@ from rguard_core.memory import (
     undo,
 )
 from rguard_core.memory.browse import HistoryEntry, Target, history, search_targets, titles
-from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param
+from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param, whole_or_flagged
 from ui.evidence import md, visible
 
 st.title("Corrections")
@@ -34,6 +34,8 @@ st.caption("Say a claim is wrong or a source is bad: preview exactly what rests 
 
 store = get_store()
 repo = selected_repo()
+if repo and not whole_or_flagged(repo):  # a half-written graph is not offered for corrections
+    repo = None
 workspaces = store.list_workspaces()
 scopes = ([f"repository · {repo}"] if repo else []) + [f"workspace · {w}" for w in workspaces]
 if not scopes:

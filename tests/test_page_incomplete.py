@@ -13,7 +13,7 @@ from rguard_core.ingest.pipeline import ingest_snapshot
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "seeds" / "demo" / "github"
 REPO = "page-test/half-written"
-PAGES = ["pages/home.py", "pages/decision_graph.py", "pages/code_map.py", "pages/guard.py"]
+PAGES = ["pages/home.py", "pages/decision_graph.py", "pages/code_map.py", "pages/guard.py", "pages/corrections.py"]
 
 
 @pytest.fixture(scope="module")

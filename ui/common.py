@@ -31,12 +31,18 @@ def require_repo() -> str | None:
         st.info("No repository yet. Open **Ingest** to read one from GitHub, a snapshot folder or a local clone, "
                 "or run `python -m rguard_core seed` to load the demo repository.")
         return repo
-    try:  # a graph whose last ingest did not finish is refused on every page, as in the CLI (graph_state.py)
+    return repo if whole_or_flagged(repo) else None
+
+
+def whole_or_flagged(repo: str) -> bool:
+    """False, with the reason shown, when the graph's last ingest did not finish: pages refuse it as the CLI does
+    (graph_state.py)."""
+    try:
         require_complete(get_store().repo_graph(repo))
     except RGuardError as e:
         st.error(page_message(e))
-        return None
-    return repo
+        return False
+    return True
 
 
 def url_param(name: str) -> str | None:
