@@ -86,6 +86,7 @@ def settle(driver: WebDriver, quiet: float = 1.0) -> None:
 
 
 def go(driver: WebDriver, app_url: str, page: str) -> None:
+    driver.switch_to.default_content()  # a test that stopped inside the graph frame must not blind the next one
     if not driver.current_url.startswith(app_url):
         driver.get(app_url + "/")
     link = wait_for(lambda: next((a for a in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
@@ -138,6 +139,18 @@ def enter_graph(driver: WebDriver) -> list[dict[str, Any]]:
 
 
 def click_node(driver: WebDriver, node_id: str) -> None:
+    """Click the node where vis draws it; a rerun that replaces the canvas mid-click is retried."""
+    for attempt in range(3):
+        try:
+            _click_node_once(driver, node_id)
+            return
+        except StaleElementReferenceException:
+            if attempt == 2:
+                raise
+            time.sleep(0.5)
+
+
+def _click_node_once(driver: WebDriver, node_id: str) -> None:
     x, y = driver.execute_script(
         "const n = window.__rgNet, p = n.getPositions([arguments[0]])[arguments[0]], d = n.canvasToDOM(p);"
         "return [d.x, d.y];", node_id)
@@ -206,8 +219,13 @@ def test_a_click_on_a_node_shows_its_receipts(browser: WebDriver, app_url: str) 
              f"detail of {target['id']}")
     settle(browser)
     no_exception(browser, "after click")
-    marks = [" ".join(m.text.split()) for m in browser.find_elements(By.CSS_SELECTOR, "mark")]
-    assert quote_of(target["title"]).rstrip("…") in " ".join(marks), marks
+    quote = quote_of(target["title"]).rstrip("…")
+
+    def marked() -> list[str] | None:  # read again when a rerun replaced the elements between find and read
+        marks = [" ".join(m.text.split()) for m in browser.find_elements(By.CSS_SELECTOR, "mark")]
+        return marks if quote in " ".join(marks) else None
+
+    wait_for(marked, f"the quote highlighted: {quote[:60]}")
     assert "verified verbatim" in body_text(browser) and "needs review" in body_text(browser)
     shot(browser, "graph-node-clicked")
 
