@@ -15,9 +15,11 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from .loopback import LoopbackServer
 
 BOT = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
 
@@ -54,28 +56,13 @@ class RepoState:
             return c
 
 
-class GitHubActionServer:
+class GitHubActionServer(LoopbackServer):
     """``with GitHubActionServer(RepoState(...)) as gh: ActionClient(gh.url, repo, token)``."""
 
     def __init__(self, state: RepoState, per_page_cap: int = 100) -> None:
         self.state = state
         self.per_page_cap = per_page_cap
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def __enter__(self) -> GitHubActionServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        super().__init__(_handler(self))
 
 
 def _handler(server: GitHubActionServer) -> type[BaseHTTPRequestHandler]:

@@ -4,12 +4,13 @@ Content-Length. Faults: a 404 for unknown refs, a spent rate limit, a lying (abs
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from .loopback import LoopbackServer
 
 
 @dataclass
@@ -20,25 +21,10 @@ class TarballState:
     log: list[tuple[str, dict[str, str]]] = field(default_factory=list)
 
 
-class TarballServer:
+class TarballServer(LoopbackServer):
     def __init__(self, state: TarballState | None = None) -> None:
         self.state = state or TarballState()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def __enter__(self) -> TarballServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        super().__init__(_handler(self.state))
 
 
 def _handler(st: TarballState) -> type[BaseHTTPRequestHandler]:

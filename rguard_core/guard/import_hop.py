@@ -39,10 +39,14 @@ _DEF = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|class|f
                   r"([A-Za-z_$][\w$]*)")
 _CONST = re.compile(r"^(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?!=)")
 
-IMPORT_Q = f"""
+
+def _branch(pattern: str, direction: str) -> str:
+    """One direction of the hop: files the diff's files import (``->``) or are imported by (``<-``), newest
+    decisions on them; both directions are the same walk with the arrow turned."""
+    return f"""
 MATCH (f:File) WHERE f.path IN $paths
 WITH f
-MATCH (f)-[e:{RELS}]->(g:File)
+MATCH {pattern}
 WHERE NOT g.path IN $paths
 WITH f, e, g ORDER BY coalesce(g.fan_in, 0), g.path LIMIT $scan
 MATCH (p:Source)-[:TOUCHES]->(g)
@@ -50,20 +54,12 @@ WHERE NOT p.id IN $exclude
 MATCH (d:Decision)-[:DERIVED_FROM]->(p)
 WHERE d.source_id = p.id
 RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path, g.id AS other, g.path AS other_path,
-       type(e) AS kind, e.line AS line, 'imports' AS direction, coalesce(p.merged_at, p.date, '') AS at
-UNION
-MATCH (f:File) WHERE f.path IN $paths
-WITH f
-MATCH (f)<-[e:{RELS}]-(g:File)
-WHERE NOT g.path IN $paths
-WITH f, e, g ORDER BY coalesce(g.fan_in, 0), g.path LIMIT $scan
-MATCH (p:Source)-[:TOUCHES]->(g)
-WHERE NOT p.id IN $exclude
-MATCH (d:Decision)-[:DERIVED_FROM]->(p)
-WHERE d.source_id = p.id
-RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path, g.id AS other, g.path AS other_path,
-       type(e) AS kind, e.line AS line, 'imported_by' AS direction, coalesce(p.merged_at, p.date, '') AS at
+       type(e) AS kind, e.line AS line, '{direction}' AS direction, coalesce(p.merged_at, p.date, '') AS at
 """
+
+
+IMPORT_Q = (_branch(f"(f)-[e:{RELS}]->(g:File)", "imports") + "UNION"
+            + _branch(f"(f)<-[e:{RELS}]-(g:File)", "imported_by"))
 
 
 def candidates(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate]:
