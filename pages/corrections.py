@@ -6,6 +6,8 @@ on, and every write re-checks that id's revision in the graph: what is shown is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -107,6 +109,30 @@ def conflict(e: RGuardError, key: str) -> None:
     st.button("Preview again", key=f"{key}_again")
 
 
+def previewed[P](key: str, label: str, make: Callable[[], P], same: Callable[[P], bool]) -> P | None:
+    """The preview step every form shares: the button ``{key}_btn`` computes a preview into session state; it is
+    returned only while it is about the target shown (a selection change never confirms another item's preview)."""
+    if st.button(label, key=f"{key}_btn"):
+        try:
+            st.session_state[key] = make()
+        except RGuardError as e:
+            st.session_state.pop(key, None)
+            st.error(page_message(e))
+    preview = st.session_state.get(key)
+    return preview if preview is not None and same(preview) else None
+
+
+def confirmed[R](key: str, apply: Callable[[], R]) -> R | None:
+    """The confirm step: the write (which re-checks the previewed revision), or None with the conflict shown."""
+    try:
+        res = apply()
+    except RGuardError as e:
+        conflict(e, key)
+        return None
+    st.session_state.pop(key, None)
+    return res
+
+
 def correct_form(t: Target) -> None:
     header(t, "Correct this claim")
     if t.status != "holds":
@@ -114,23 +140,16 @@ def correct_form(t: Target) -> None:
     new_text = st.text_area("What is actually true (your own words; they become the new claim's evidence)",
                             key="corr_text")
     by = st.text_input("Your name or login", key="corr_by")
-    if st.button(f"Preview correction of {t.id}", key="corr_preview_btn"):
-        try:
-            st.session_state["corr_preview"] = preview_correction(graph, t.id, new_text, by)
-        except RGuardError as e:
-            st.session_state.pop("corr_preview", None)
-            st.error(page_message(e))
-    preview = st.session_state.get("corr_preview")
-    if preview is None or preview.claim != t.id:
+    preview = previewed("corr_preview", f"Preview correction of {t.id}",
+                        lambda: preview_correction(graph, t.id, new_text, by), lambda p: p.claim == t.id)
+    if preview is None:
         return
     show_report(preview.report, f"If applied to {t.id} (previewed at claim revision {preview.revision})")
     if st.button(f"Apply correction to {t.id} (revision {preview.revision})", type="primary", key="corr_apply_btn"):
-        try:
-            res = apply_correction(graph, t.id, preview.new_statement, preview.by, preview=preview)
-        except RGuardError as e:
-            conflict(e, "corr_preview")
+        res = confirmed("corr_preview",
+                        lambda: apply_correction(graph, t.id, preview.new_statement, preview.by, preview=preview))
+        if res is None:
             return
-        st.session_state.pop("corr_preview", None)
         verb = "Applied" if res.status == "applied" else "Already applied"
         st.success(f"{verb}: {res.claim} is superseded by {res.replacement}, citing the reviewer's own words "
                    f"({res.source}). Undo it from the history below.")
@@ -141,14 +160,9 @@ def quarantine_form(t: Target) -> None:
     header(t, "Quarantine this source")
     reason = st.text_input("Reason (spam, forged, retracted …)", key="q_reason")
     by = st.text_input("Your name or login", key="q_by")
-    if st.button(f"Preview quarantine of {t.id}", key="q_preview_btn"):
-        try:
-            st.session_state["q_preview"] = preview_quarantine(graph, t.id)
-        except RGuardError as e:
-            st.session_state.pop("q_preview", None)
-            st.error(page_message(e))
-    preview = st.session_state.get("q_preview")
-    if preview is None or preview.source != t.id:
+    preview = previewed("q_preview", f"Preview quarantine of {t.id}", lambda: preview_quarantine(graph, t.id),
+                        lambda p: p.source == t.id)
+    if preview is None:
         return
     with st.container(border=True):
         show_report(preview.report, f"Blast radius of quarantining {t.id} (source revision {preview.revision})")
@@ -162,12 +176,9 @@ def quarantine_form(t: Target) -> None:
     if not by.strip():
         st.error("Say who you are (your name or login) before confirming.")
         return
-    try:
-        res = quarantine_source(graph, t.id, reason, by.strip(), preview=preview)
-    except RGuardError as e:
-        conflict(e, "q_preview")
+    res = confirmed("q_preview", lambda: quarantine_source(graph, t.id, reason, by.strip(), preview=preview))
+    if res is None:
         return
-    st.session_state.pop("q_preview", None)
     if res.already_quarantined:
         st.info(f"{t.id} was already quarantined (incident {res.incident}).")
         return
@@ -179,23 +190,15 @@ def lift_form(t: Target) -> None:
     header(t, "Lift this source's quarantine")
     reason = st.text_input("Why it can be trusted again", key="lift_reason")
     by = st.text_input("Your name or login", key="lift_by")
-    if st.button(f"Preview lifting {t.id}", key="lift_preview_btn"):
-        try:
-            st.session_state["lift_preview"] = preview_lift(graph, t.id)
-        except RGuardError as e:
-            st.session_state.pop("lift_preview", None)
-            st.error(page_message(e))
-    preview = st.session_state.get("lift_preview")
-    if preview is None or preview.target.about != t.id:
+    preview = previewed("lift_preview", f"Preview lifting {t.id}", lambda: preview_lift(graph, t.id),
+                        lambda p: p.target.about == t.id)
+    if preview is None:
         return
     show_report(preview.report, f"If lifted (incident {preview.target.id}, revision {preview.revision})")
     if st.button(f"Confirm: lift quarantine of {t.id}", type="primary", key="lift_btn"):
-        try:
-            res = lift_quarantine(graph, t.id, by, reason, preview=preview)
-        except RGuardError as e:
-            conflict(e, "lift_preview")
+        res = confirmed("lift_preview", lambda: lift_quarantine(graph, t.id, by, reason, preview=preview))
+        if res is None:
             return
-        st.session_state.pop("lift_preview", None)
         st.success(f"Lifted the quarantine of {t.id} (audit entry {res.undo}); incident {res.target} is kept.")
         show_report(res.report, "What changed")
 
@@ -223,23 +226,15 @@ def undo_section(entries: list[HistoryEntry]) -> None:
         return
     reason = st.text_input("Why undo it", key="undo_reason")
     by = st.text_input("Your name or login", key="undo_by")
-    if st.button(f"Preview undoing {entry.id}", key="undo_preview_btn"):
-        try:
-            st.session_state["undo_preview"] = preview_undo(graph, entry.id)
-        except RGuardError as e:
-            st.session_state.pop("undo_preview", None)
-            st.error(page_message(e))
-    preview = st.session_state.get("undo_preview")
-    if preview is None or preview.target.id != entry.id:
+    preview = previewed("undo_preview", f"Preview undoing {entry.id}", lambda: preview_undo(graph, entry.id),
+                        lambda p: p.target.id == entry.id)
+    if preview is None:
         return
     show_report(preview.report, f"If {entry.kind} {entry.id} on {entry.target} is undone (revision {preview.revision})")
     if st.button(f"Confirm: undo {entry.id}", type="primary", key="undo_btn"):
-        try:
-            res = undo(graph, entry.id, by, reason, preview=preview)
-        except RGuardError as e:
-            conflict(e, "undo_preview")
+        res = confirmed("undo_preview", lambda: undo(graph, entry.id, by, reason, preview=preview))
+        if res is None:
             return
-        st.session_state.pop("undo_preview", None)
         st.success(f"Undone: {res.kind} {res.target} on {res.about} (audit entry {res.undo}).")
         show_report(res.report, "What changed")
 
