@@ -158,8 +158,12 @@ def _click_node_once(driver: WebDriver, node_id: str) -> None:
     w, h = canvas.size["width"], canvas.size["height"]
     assert 0 <= x <= w and 0 <= y <= h, f"{node_id} is drawn outside the canvas at {x},{y}"
     ActionChains(driver).move_to_element_with_offset(canvas, int(x - w / 2), int(y - h / 2)).click().perform()
-    # then rest the pointer on an empty corner, so vis hides the node's tooltip before any screenshot
-    ActionChains(driver).move_to_element_with_offset(canvas, int(3 - w / 2), int(3 - h / 2)).perform()
+    # then rest the pointer on an empty corner, so vis hides the node's tooltip before any screenshot; when the
+    # click already made the page redraw, the old canvas is gone (or not interactable) and there is no tooltip
+    try:
+        ActionChains(driver).move_to_element_with_offset(canvas, int(3 - w / 2), int(3 - h / 2)).perform()
+    except WebDriverException:
+        pass
 
 
 def quote_of(title: str) -> str:
