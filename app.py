@@ -76,5 +76,6 @@ def pick_repository(repos: list[str]) -> None:
     st.session_state["repo"] = chosen
     set_url_param("repo", chosen)
 
+
 sidebar()
 st.navigation(PAGES).run()

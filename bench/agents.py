@@ -42,8 +42,9 @@ def edit_diff(path: str, old: str, new: str) -> str:
 
     before = (TREE / path).read_text(encoding="utf-8")
     after = before.replace(old, new)
-    body = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                f"a/{path}", f"b/{path}", n=3)
+    body = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}", n=3
+    )
     return f"diff --git a/{path} b/{path}\n" + "".join(body)
 
 
@@ -106,8 +107,14 @@ def bench_precommit(settings: Settings, runs: int, work: Path) -> dict[str, Any]
     wall = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        res = subprocess.run([sys.executable, "-m", "rguard_core", "precommit", "--repo", DEMO_REPO, "--fail-on-warn"],
-                             cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+        res = subprocess.run(
+            [sys.executable, "-m", "rguard_core", "precommit", "--repo", DEMO_REPO, "--fail-on-warn"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         wall.append((time.perf_counter() - t0) * 1000)
         assert res.returncode == 3, res.stdout + res.stderr
     inproc = []
@@ -130,8 +137,10 @@ def main() -> None:
         store = open_store(settings)
         try:
             load_demo(store)
-            result = {"mcp_in_process": bench_mcp(settings, args.runs),
-                      "precommit": bench_precommit(settings, max(3, args.runs // 4), Path(tmp))}
+            result = {
+                "mcp_in_process": bench_mcp(settings, args.runs),
+                "precommit": bench_precommit(settings, max(3, args.runs // 4), Path(tmp)),
+            }
         finally:
             store.close()
     result["targets"] = TARGETS

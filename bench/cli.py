@@ -43,8 +43,14 @@ def timed(data_dir: Path, *args: str, **extra: str) -> tuple[float, float]:
     """(wall ms, child CPU ms) of one CLI call; raises when it fails."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    res = subprocess.run([sys.executable, "-m", "rguard_core", *args], env=env_for(data_dir, **extra), cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "rguard_core", *args],
+        env=env_for(data_dir, **extra),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     wall = (time.perf_counter() - t0) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode not in (0, 3):
@@ -55,9 +61,12 @@ def timed(data_dir: Path, *args: str, **extra: str) -> tuple[float, float]:
 
 def summary(samples: list[tuple[float, float]]) -> dict[str, float]:
     walls = sorted(s[0] for s in samples)
-    return {"wall_p50_ms": round(statistics.median(walls), 1),
-            "wall_p90_ms": round(walls[min(len(walls) - 1, int(len(walls) * 0.9))], 1),
-            "cpu_p50_ms": round(statistics.median(s[1] for s in samples), 1), "runs": len(samples)}
+    return {
+        "wall_p50_ms": round(statistics.median(walls), 1),
+        "wall_p90_ms": round(walls[min(len(walls) - 1, int(len(walls) * 0.9))], 1),
+        "cpu_p50_ms": round(statistics.median(s[1] for s in samples), 1),
+        "runs": len(samples),
+    }
 
 
 def guard_diff(path: Path) -> Path:
@@ -105,15 +114,32 @@ def write_cost(policy: str, writes: int) -> dict[str, Any]:
             store.close()
             timed(d, "memory", "load", str(SCENARIO), "--workspace", "w", RGUARD_ENGINE_FSYNC=policy)
             claims = ("inv1001-paid-portal", "inv1002-paid-portal", "inv1002-paid-bank", "inv1001-amount")
-            correct = [timed(d, "memory", "correct", c, "--text", "Corrected.", "--by", "b", "--workspace", "w",
-                             RGUARD_ENGINE_FSYNC=policy) for c in claims]
+            correct = [
+                timed(
+                    d,
+                    "memory",
+                    "correct",
+                    c,
+                    "--text",
+                    "Corrected.",
+                    "--by",
+                    "b",
+                    "--workspace",
+                    "w",
+                    RGUARD_ENGINE_FSYNC=policy,
+                )
+                for c in claims
+            ]
             ingest = [timed(d, "ingest", "snapshot", str(SNAPSHOT), RGUARD_ENGINE_FSYNC=policy) for _ in range(3)]
         finally:
             os.environ.pop("RGUARD_ENGINE_FSYNC", None)
             timed(d, "engine", "stop")
-    return {"write_p50_ms": round(statistics.median(per_write), 3),
-            "write_p90_ms": round(sorted(per_write)[int(len(per_write) * 0.9)], 3),
-            "cli_correct": summary(correct), "cli_ingest_snapshot": summary(ingest)}
+    return {
+        "write_p50_ms": round(statistics.median(per_write), 3),
+        "write_p90_ms": round(sorted(per_write)[int(len(per_write) * 0.9)], 3),
+        "cli_correct": summary(correct),
+        "cli_ingest_snapshot": summary(ingest),
+    }
 
 
 def main() -> None:
@@ -121,16 +147,19 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--writes", type=int, default=300)
     args = ap.parse_args()
-    results: dict[str, Any] = {"cli": cli_latency(args.runs), "targets_ms": TARGETS_MS,
-                               "load_average": os.getloadavg()}
+    results: dict[str, Any] = {"cli": cli_latency(args.runs), "targets_ms": TARGETS_MS, "load_average": os.getloadavg()}
     results["fsync"] = {p: write_cost(p, args.writes) for p in ("always", "everysec")}
     for name, target in TARGETS_MS.items():
         got = results["cli"][name]["wall_p50_ms"]
-        print(f"{name:<12} wall p50 {got:7.1f} ms  cpu p50 {results['cli'][name]['cpu_p50_ms']:6.1f} ms  "
-              f"(target {target} ms{'' if got <= target else ', MISSED'})")
+        print(
+            f"{name:<12} wall p50 {got:7.1f} ms  cpu p50 {results['cli'][name]['cpu_p50_ms']:6.1f} ms  "
+            f"(target {target} ms{'' if got <= target else ', MISSED'})"
+        )
     for p, r in results["fsync"].items():
-        print(f"fsync {p:<9} write p50 {r['write_p50_ms']} ms, CLI correction p50 {r['cli_correct']['wall_p50_ms']} ms, "
-              f"snapshot ingest p50 {r['cli_ingest_snapshot']['wall_p50_ms']} ms")
+        print(
+            f"fsync {p:<9} write p50 {r['write_p50_ms']} ms, CLI correction p50 {r['cli_correct']['wall_p50_ms']} ms, "
+            f"snapshot ingest p50 {r['cli_ingest_snapshot']['wall_p50_ms']} ms"
+        )
     out = ROOT / "bench" / "results" / "cli.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))

@@ -58,7 +58,7 @@ def compute(request, config):
     return round(total, 2)
 '''
 
-TS_BODY = '''
+TS_BODY = """
 
 export interface Item{n} {{
   id: string;
@@ -88,7 +88,7 @@ export class Service{n} {{
     return value;
   }}
 }}
-'''
+"""
 
 
 def synth_tree(root: Path, files: int, seed: int = 7) -> None:
@@ -108,7 +108,9 @@ def synth_tree(root: Path, files: int, seed: int = 7) -> None:
         for _ in range(rng.randint(2, 6)):
             other = rng.randrange(n_py)
             p2, m2 = divmod(other, 20)
-            imports.append(f"from .mod{m2} import Handler{m2}_0" if p2 == pkg else f"from app.pkg{p2}.mod{m2} import compute")
+            imports.append(
+                f"from .mod{m2} import Handler{m2}_0" if p2 == pkg else f"from app.pkg{p2}.mod{m2} import compute"
+            )
         body = "".join(PY_BODY.format(n=f"{mod}_{k}") for k in range(rng.randint(2, 5)))
         (d / f"mod{mod}.py").write_text("\n".join(imports) + body)
     n_ts = files - n_py
@@ -122,8 +124,11 @@ def synth_tree(root: Path, files: int, seed: int = 7) -> None:
         for _ in range(rng.randint(2, 6)):
             other = rng.randrange(n_ts)
             g2, m2 = divmod(other, 25)
-            imports.append(f"import {{ Service{m2}_0 }} from './mod{m2}';" if g2 == grp
-                           else f"import {{ Service{m2}_0 }} from '@/feature{g2}/mod{m2}';")
+            imports.append(
+                f"import {{ Service{m2}_0 }} from './mod{m2}';"
+                if g2 == grp
+                else f"import {{ Service{m2}_0 }} from '@/feature{g2}/mod{m2}';"
+            )
         if rng.random() < 0.2:
             imports.append(f"const lazy = () => import('@/feature{rng.randrange(max(1, n_ts // 25))}');")
         body = "".join(TS_BODY.format(n=f"{mod}_{k}") for k in range(rng.randint(2, 5)))
@@ -140,25 +145,38 @@ def parse_rate(tree: Tree, repeat: int) -> dict[str, Any]:
         cpu.append(time.process_time() - c0)
     best = min(times)
     size = sum(len(tree.contents[p]) for p in parsed)
-    return {"files": len(parsed), "mb": round(size / 1e6, 2), "best_s": round(best, 3),
-            "median_s": round(statistics.median(times), 3), "files_per_s": round(len(parsed) / best),
-            "median_files_per_s": round(len(parsed) / statistics.median(times)),
-            "cpu_s": round(min(cpu), 3), "files_per_cpu_s": round(len(parsed) / min(cpu))}
+    return {
+        "files": len(parsed),
+        "mb": round(size / 1e6, 2),
+        "best_s": round(best, 3),
+        "median_s": round(statistics.median(times), 3),
+        "files_per_s": round(len(parsed) / best),
+        "median_files_per_s": round(len(parsed) / statistics.median(times)),
+        "cpu_s": round(min(cpu), 3),
+        "files_per_cpu_s": round(len(parsed) / min(cpu)),
+    }
 
 
 def analyse_rate(tree: Tree) -> dict[str, Any]:
     t0 = time.perf_counter()
     a = analyse(tree)
     s = time.perf_counter() - t0
-    return {"files": len(a.parsed), "edges": len(a.edges), "s": round(s, 3), "files_per_s": round(len(a.parsed) / s),
-            "resolved_ratio": a.coverage.resolved_ratio, "unresolved": a.coverage.unresolved}
+    return {
+        "files": len(a.parsed),
+        "edges": len(a.edges),
+        "s": round(s, 3),
+        "files_per_s": round(len(a.parsed) / s),
+        "resolved_ratio": a.coverage.resolved_ratio,
+        "unresolved": a.coverage.unresolved,
+    }
 
 
 def walks_ms(store: Any, repo: str, repeat: int) -> dict[str, float]:
     g = store.repo_graph(repo)
     hub = g.read("MATCH (f:File) WHERE f.in_tree = true RETURN f.path AS p ORDER BY f.fan_in DESC LIMIT 1")[0]["p"]
-    leaf = g.read("MATCH (f:File) WHERE f.in_tree = true AND f.fan_in = 0 AND f.fan_out > 0 "
-                  "RETURN f.path AS p ORDER BY p LIMIT 1")[0]["p"]
+    leaf = g.read(
+        "MATCH (f:File) WHERE f.in_tree = true AND f.fan_in = 0 AND f.fan_out > 0 RETURN f.path AS p ORDER BY p LIMIT 1"
+    )[0]["p"]
     calls = {
         "neighbours(hub)": lambda: neighbours(g, repo, hub),
         "walk out depth 2 (leaf)": lambda: walk(g, repo, leaf, 2, "out"),
@@ -194,8 +212,12 @@ def main() -> None:
         store = open_store(Settings(data_dir=Path(tmp) / "data"))
         t0 = time.perf_counter()
         built = build_from_tree(store, REPO, tree)
-        results["synthetic_build"] = {"s": round(time.perf_counter() - t0, 2), "files": built.files,
-                                      "edges": built.edges, "timings_ms": built.as_dict()["timings_ms"]}
+        results["synthetic_build"] = {
+            "s": round(time.perf_counter() - t0, 2),
+            "files": built.files,
+            "edges": built.edges,
+            "timings_ms": built.as_dict()["timings_ms"],
+        }
         t0 = time.perf_counter()
         build_from_tree(store, REPO, tree)
         results["synthetic_rebuild_s"] = round(time.perf_counter() - t0, 2)

@@ -30,8 +30,10 @@ from rguard_core.schema import ensure_schema
 from rguard_core.seed import DEMO_REPO, load_demo
 
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = ("cache price invoice session token retry webhook export ledger refund account quota limit audit schema "
-         "event queue worker report tenant region currency discount").split()
+WORDS = (
+    "cache price invoice session token retry webhook export ledger refund account quota limit audit schema "
+    "event queue worker report tenant region currency discount"
+).split()
 TARGETS = {"seed_graph_p50_ms": 30, "large_graph_p50_ms": 100, "seed_total_p50_ms": 150}
 
 
@@ -46,23 +48,35 @@ def synth_history(n_prs: int, seed: int = 11, n_files: int = 3000, n_people: int
     weights = [1 / (i + 1) for i in range(n_files)]
     n_issues = n_prs // 4
     for i in range(1, n_issues + 1):
-        hist.issues.append(Issue(i, f"{rnd.choice(WORDS).title()} fails under load", "It breaks when empty.",
-                                 rnd.choice(people[:-1]), rnd.choice(["open", "closed"]), created_at="2024-01-01"))
+        hist.issues.append(
+            Issue(
+                i,
+                f"{rnd.choice(WORDS).title()} fails under load",
+                "It breaks when empty.",
+                rnd.choice(people[:-1]),
+                rnd.choice(["open", "closed"]),
+                created_at="2024-01-01",
+            )
+        )
     for k in range(n_prs):
         n = n_issues + 1 + k
         a, b, c = rnd.choice(WORDS), rnd.choice(WORDS), rnd.choice(WORDS)
         link = f"Fixes #{rnd.randint(1, n_issues)}" if rnd.random() < 0.5 else f"Refs #{rnd.randint(1, n_issues)}"
         revert = rnd.random() < 0.01 and k > 10
         title = f'Revert "Keep {b} apart from {c}"' if revert else f"Keep {a} apart from {b}"
-        body = (f"{link}\n\nWe decided to keep the {a} separate from the {b}, because mixing them would leak "
-                f"state between tenants. Instead of a global lock we use a per-{a} lock.")
+        body = (
+            f"{link}\n\nWe decided to keep the {a} separate from the {b}, because mixing them would leak "
+            f"state between tenants. Instead of a global lock we use a per-{a} lock."
+        )
         day = f"20{19 + k * 7 // n_prs}-{1 + k % 12:02d}-{1 + k % 28:02d}T12:00:00Z"
         touched = set(rnd.choices(files, weights=weights, k=rnd.randint(1, 3)))
         pr = PullRequest(n, title, body, rnd.choice(people), "closed", True, f"{hist.url}/pull/{n}", day, day, day)
         for path in sorted(touched):
-            patch = (f"@@ -{k % 200 + 1},4 +{k % 200 + 1},4 @@ def {a}_{b}_{k % 97}(ctx):\n"
-                     f"     value = ctx.{c}_{k % 13}\n-    return {a}_lock_{k % 50} or None\n"
-                     f"+    return per_{a}_lock[{b}_id_{k % 31}]\n     # end of {a}\n")
+            patch = (
+                f"@@ -{k % 200 + 1},4 +{k % 200 + 1},4 @@ def {a}_{b}_{k % 97}(ctx):\n"
+                f"     value = ctx.{c}_{k % 13}\n-    return {a}_lock_{k % 50} or None\n"
+                f"+    return per_{a}_lock[{b}_id_{k % 31}]\n     # end of {a}\n"
+            )
             pr.files.append(FileChange(path, "modified", 1, 1, patch))
         hist.pulls.append(pr)
     return hist
@@ -75,8 +89,11 @@ def ingest_synth(store: Store, n_prs: int) -> str:
     batch, cov = build_graph(hist, OfflineExtractor())
     ensure_schema(graph)
     write_batch(graph, batch)
-    graph.query("MERGE (r:Repo {id: 'repo'}) SET r.full_name = $r, r.ingested_at = $at",
-                {"r": hist.repo, "at": time.strftime("%Y-%m-%dT%H:%M:%S")}, name="bench.mark")
+    graph.query(
+        "MERGE (r:Repo {id: 'repo'}) SET r.full_name = $r, r.ingested_at = $at",
+        {"r": hist.repo, "at": time.strftime("%Y-%m-%dT%H:%M:%S")},
+        name="bench.mark",
+    )
     print(f"built {n_prs} PRs ({cov.decisions} decisions) in {time.perf_counter() - t0:.1f}s", flush=True)
     return hist.repo
 
@@ -88,8 +105,11 @@ def sample_diffs(store: Store, repo: str, n: int, seed: int = 5) -> list[str]:
     rnd = random.Random(seed)
     out = []
     for i, num in enumerate(rnd.sample(nums, min(n, len(nums)))):
-        rows = graph.read("MATCH (p:PR {number: $n})-[t:TOUCHES]->(f:File) WHERE t.status <> 'renamed_from' "
-                          "RETURN f.path AS path, t.status AS status, t.patch AS patch", {"n": num})
+        rows = graph.read(
+            "MATCH (p:PR {number: $n})-[t:TOUCHES]->(f:File) WHERE t.status <> 'renamed_from' "
+            "RETURN f.path AS path, t.status AS status, t.patch AS patch",
+            {"n": num},
+        )
         if i % 2:
             rows = [{**r, "patch": _reverse(r["patch"] or ""), "status": "modified"} for r in rows]
         if rows:
@@ -123,9 +143,16 @@ def measure(store: Store, repo: str, diffs: list[str], runs: int, mode: str) -> 
             total_ms.append((time.perf_counter() - t0) * 1000)
             graph_ms.append(rep.timings_ms["graph"])
             queries = max(queries, len(rep.cypher))
-    return {"mode": mode, "diffs": len(diffs), "runs": runs, "graph_p50_ms": _pct(graph_ms, 50),
-            "graph_p95_ms": _pct(graph_ms, 95), "total_p50_ms": _pct(total_ms, 50), "total_p95_ms": _pct(total_ms, 95),
-            "max_queries": queries}
+    return {
+        "mode": mode,
+        "diffs": len(diffs),
+        "runs": runs,
+        "graph_p50_ms": _pct(graph_ms, 50),
+        "graph_p95_ms": _pct(graph_ms, 95),
+        "total_p50_ms": _pct(total_ms, 50),
+        "total_p95_ms": _pct(total_ms, 95),
+        "max_queries": queries,
+    }
 
 
 def _pct(xs: list[float], p: int) -> float:
@@ -155,8 +182,9 @@ def main() -> None:
         big_diffs = sample_diffs(store, repo, args.diffs)
         for d in big_diffs[:3]:
             run_guard(store, repo, d)
-        results[f"synthetic_{args.prs}"] = {m: measure(store, repo, big_diffs, args.runs, m)
-                                            for m in ("concurrent", "sequential")}
+        results[f"synthetic_{args.prs}"] = {
+            m: measure(store, repo, big_diffs, args.runs, m) for m in ("concurrent", "sequential")
+        }
         store.close()
     best_seed = min(results["seed"].values(), key=lambda r: r["graph_p50_ms"])
     best_big = min(results[f"synthetic_{args.prs}"].values(), key=lambda r: r["graph_p50_ms"])

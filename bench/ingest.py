@@ -36,9 +36,14 @@ def measure(store: Store, path: Path, repo: str) -> dict[str, float]:
     tracemalloc.stop()
     info = store._db.connection.info("memory")
     return {
-        "prs": res.coverage.pulls, "seconds": round(secs, 3), "prs_per_s": round(res.coverage.pulls / secs, 1),
-        "python_peak_mb": round(peak / 2**20, 1), "falkordb_used_mb": round(info.get("used_memory", 0) / 2**20, 1),
-        "decisions": res.coverage.decisions, "claims": res.coverage.claims, **{f"t_{k}": v for k, v in res.timings_s.items()},
+        "prs": res.coverage.pulls,
+        "seconds": round(secs, 3),
+        "prs_per_s": round(res.coverage.pulls / secs, 1),
+        "python_peak_mb": round(peak / 2**20, 1),
+        "falkordb_used_mb": round(info.get("used_memory", 0) / 2**20, 1),
+        "decisions": res.coverage.decisions,
+        "claims": res.coverage.claims,
+        **{f"t_{k}": v for k, v in res.timings_s.items()},
     }
 
 

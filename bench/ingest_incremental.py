@@ -47,10 +47,14 @@ def measure(size: int, appends: int, tmp: Path) -> dict[str, float]:
         append_history(store, delta, ex, "bench", known_from_graph(graph, delta))
         per_pr.append((time.perf_counter() - t) * 1000)
     store.repo_graph(repo).delete()
-    return {"history_prs": size, "appends": len(per_pr), "full_ingest_s": round(full_s, 2),
-            "append_ms_p50": round(statistics.median(per_pr), 1),
-            "append_ms_p90": round(sorted(per_pr)[int(0.9 * (len(per_pr) - 1))], 1),
-            "append_ms_mean": round(statistics.fmean(per_pr), 1)}
+    return {
+        "history_prs": size,
+        "appends": len(per_pr),
+        "full_ingest_s": round(full_s, 2),
+        "append_ms_p50": round(statistics.median(per_pr), 1),
+        "append_ms_p90": round(sorted(per_pr)[int(0.9 * (len(per_pr) - 1))], 1),
+        "append_ms_mean": round(statistics.fmean(per_pr), 1),
+    }
 
 
 def main() -> None:

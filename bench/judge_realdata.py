@@ -57,8 +57,15 @@ def reverted_of(pr: Json) -> int | None:
 
 
 def pr_diff(src: SnapshotSource, n: int) -> str:
-    rows = [{"path": f["filename"], "status": f.get("status") or "modified", "patch": f.get("patch") or "",
-             "previous_path": f.get("previous_filename")} for f in src.pull_files(n)]
+    rows = [
+        {
+            "path": f["filename"],
+            "status": f.get("status") or "modified",
+            "patch": f.get("patch") or "",
+            "previous_path": f.get("previous_filename"),
+        }
+        for f in src.pull_files(n)
+    ]
     return diff_from_patches(rows)
 
 
@@ -82,12 +89,20 @@ def replay(store: Store, root: Path, repo: str | None = None) -> dict[str, Any]:
         target = reverted_of(pr)
         contra = [f for f in rep.findings if f.label == "contradicts"]
         cited = [f.source.get("number") for f in contra]
-        cases.append({
-            "pr": pr["number"], "title": pr.get("title"), "kind": "revert" if target in keep else "ordinary",
-            "reverts": target, "verdict": rep.verdict, "cited": cited, "caught": target in cited if target else None,
-            "rules": [[r["id"] for r in f.rules] for f in contra],
-            "reasons": [f.reason for f in contra], "ms": round(ms, 1),
-        })
+        cases.append(
+            {
+                "pr": pr["number"],
+                "title": pr.get("title"),
+                "kind": "revert" if target in keep else "ordinary",
+                "reverts": target,
+                "verdict": rep.verdict,
+                "cited": cited,
+                "caught": target in cited if target else None,
+                "rules": [[r["id"] for r in f.rules] for f in contra],
+                "reasons": [f.reason for f in contra],
+                "ms": round(ms, 1),
+            }
+        )
     store.repo_graph(src.repo).delete()
     return _summary(cases)
 
@@ -99,7 +114,7 @@ def replay_git(store: Store, path: Path, repo: str = "local/self") -> dict[str, 
     from rguard_core.ingest.gitlocal import read_git_history
 
     full = read_git_history(path, repo)
-    commits = sorted(full.commits, key=lambda c: (c.date or ""))
+    commits = sorted(full.commits, key=lambda c: c.date or "")
     by_sha = {c.sha: c for c in commits}
     cases: list[dict[str, Any]] = []
     for i, c in enumerate(commits):
@@ -111,8 +126,9 @@ def replay_git(store: Store, path: Path, repo: str = "local/self") -> dict[str, 
         earlier = commits[:i]
         hist = dataclasses.replace(full, commits=earlier, pulls=[], docs=[d for d in full.docs if False])
         ingest_history(store, hist, OfflineExtractor(), "judge-replay")
-        rows = [{"path": f.path, "status": f.status, "patch": f.patch, "previous_path": f.previous_path}
-                for f in c.files]
+        rows = [
+            {"path": f.path, "status": f.status, "patch": f.patch, "previous_path": f.previous_path} for f in c.files
+        ]
         t0 = time.perf_counter()
         rep = run_guard(store, repo, diff_from_patches(rows))
         ms = (time.perf_counter() - t0) * 1000
@@ -120,13 +136,20 @@ def replay_git(store: Store, path: Path, repo: str = "local/self") -> dict[str, 
         target = next((s for s in by_sha if m and s.startswith(m.group(1))), None)
         contra = [f for f in rep.findings if f.label == "contradicts"]
         cited = [f.decision_id for f in contra]
-        cases.append({
-            "pr": c.sha[:10], "title": c.message.splitlines()[0] if c.message else "",
-            "kind": "revert" if target else "ordinary", "reverts": target, "verdict": rep.verdict, "cited": cited,
-            "caught": any(target[:12] in x for x in cited) if target else None,
-            "rules": [[r["id"] for r in f.rules] for f in contra],
-            "reasons": [f.reason for f in contra], "ms": round(ms, 1),
-        })
+        cases.append(
+            {
+                "pr": c.sha[:10],
+                "title": c.message.splitlines()[0] if c.message else "",
+                "kind": "revert" if target else "ordinary",
+                "reverts": target,
+                "verdict": rep.verdict,
+                "cited": cited,
+                "caught": any(target[:12] in x for x in cited) if target else None,
+                "rules": [[r["id"] for r in f.rules] for f in contra],
+                "reasons": [f.reason for f in contra],
+                "ms": round(ms, 1),
+            }
+        )
     store.repo_graph(repo).delete()
     return _summary(cases)
 
@@ -136,9 +159,12 @@ def _summary(cases: list[dict[str, Any]]) -> dict[str, Any]:
     reverts = [c for c in cases if c["kind"] == "revert"]
     rules: Counter[str] = Counter(r for c in ordinary if c["verdict"] == "warn" for rs in c["rules"] for r in rs)
     return {
-        "ordinary": len(ordinary), "ordinary_warned": sum(c["verdict"] == "warn" for c in ordinary),
-        "reverts": len(reverts), "reverts_caught": sum(bool(c["caught"]) for c in reverts),
-        "rules_on_ordinary_warns": dict(rules), "cases": cases,
+        "ordinary": len(ordinary),
+        "ordinary_warned": sum(c["verdict"] == "warn" for c in ordinary),
+        "reverts": len(reverts),
+        "reverts_caught": sum(bool(c["caught"]) for c in reverts),
+        "rules_on_ordinary_warns": dict(rules),
+        "cases": cases,
     }
 
 
@@ -157,12 +183,16 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     for c in res["cases"]:
         if c["verdict"] == "warn" or c["kind"] == "revert" or args.verbose:
-            print(f"#{c['pr']:<5} {c['kind']:<8} {c['verdict']:<5} cited={c['cited']} rules={c['rules']} "
-                  f"{(c['title'] or '')[:60]}")
+            print(
+                f"#{c['pr']:<5} {c['kind']:<8} {c['verdict']:<5} cited={c['cited']} rules={c['rules']} "
+                f"{(c['title'] or '')[:60]}"
+            )
             for r in c["reasons"] if c["verdict"] == "warn" else []:
                 print(f"        {r[:200]}")
-    print(f"ordinary warned {res['ordinary_warned']}/{res['ordinary']}; reverts caught "
-          f"{res['reverts_caught']}/{res['reverts']}; rules on ordinary warns {res['rules_on_ordinary_warns']}")
+    print(
+        f"ordinary warned {res['ordinary_warned']}/{res['ordinary']}; reverts caught "
+        f"{res['reverts_caught']}/{res['reverts']}; rules on ordinary warns {res['rules_on_ordinary_warns']}"
+    )
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
     return 0

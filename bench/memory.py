@@ -35,8 +35,15 @@ def scenario(n_claims: int) -> dict[str, Any]:
     sc: dict[str, Any] = {"sources": [], "claims": [], "justifications": [], "decisions": [], "actions": []}
     for i in range(k):
         facts = [f"fact {i}.{j} holds" for j in range(8)]
-        sc["sources"].append({"id": f"s{i}", "kind": "doc", "title": f"record {i}", "text": "; ".join(facts),
-                              "derived_from": [f"s{i - 1}"] if i % 3 == 2 else []})
+        sc["sources"].append(
+            {
+                "id": f"s{i}",
+                "kind": "doc",
+                "title": f"record {i}",
+                "text": "; ".join(facts),
+                "derived_from": [f"s{i - 1}"] if i % 3 == 2 else [],
+            }
+        )
         for j, f in enumerate(facts):
             sc["claims"].append({"id": f"c{i}.{j}", "statement": f, "source": f"s{i}", "quote": f})
         sc["claims"] += [{"id": f"x{i}", "statement": f"summary {i}"}, {"id": f"y{i}", "statement": f"outlook {i}"}]
@@ -77,23 +84,38 @@ def measure(store: Store, n_claims: int, repeat: int) -> dict[str, Any]:
         reads.append(sum(x.ms for x in log.records if x.name != "memory.quarantine"))
     floor = []
     for r in range(repeat):
-        ms, _ = timed(lambda r=r: graph.query("CREATE (:BenchProbe {id: $id}) WITH count(*) AS _ "
-                                              "MATCH (d:Decision {id: $d}) SET d.probe = $id",
-                                              {"id": f"probe{r}", "d": f"d{r}"}, name="bench.floor"))
+        ms, _ = timed(
+            lambda r=r: graph.query(
+                "CREATE (:BenchProbe {id: $id}) WITH count(*) AS _ MATCH (d:Decision {id: $d}) SET d.probe = $id",
+                {"id": f"probe{r}", "d": f"d{r}"},
+                name="bench.floor",
+            )
+        )
         floor.append(ms)
     c_ms = []
     for r in range(repeat):
         cid = f"c{(r * 104729 + 3) % k}.{r % 8}"
-        ms, _ = timed(lambda cid=cid: apply_correction(graph, cid, f"{cid} was wrong", "bench",
-                                                      preview=preview_correction(graph, cid, f"{cid} was wrong", "bench")))
+        ms, _ = timed(
+            lambda cid=cid: apply_correction(
+                graph,
+                cid,
+                f"{cid} was wrong",
+                "bench",
+                preview=preview_correction(graph, cid, f"{cid} was wrong", "bench"),
+            )
+        )
         c_ms.append(ms)
     full_ms, _ = timed(lambda: recompute(graph))
     graph.delete()
     return {
-        "claims": len(sc["claims"]), "load_ms": round(load_ms, 1),
-        "quarantine_ms_median": round(statistics.median(q_ms), 2), "quarantine_ms_max": round(max(q_ms), 2),
-        "queries_per_quarantine": max(q_queries), "region_nodes": max(regions),
-        "quarantine_reads_ms": round(statistics.median(reads), 2), "quarantine_write_ms": round(statistics.median(writes), 2),
+        "claims": len(sc["claims"]),
+        "load_ms": round(load_ms, 1),
+        "quarantine_ms_median": round(statistics.median(q_ms), 2),
+        "quarantine_ms_max": round(max(q_ms), 2),
+        "queries_per_quarantine": max(q_queries),
+        "region_nodes": max(regions),
+        "quarantine_reads_ms": round(statistics.median(reads), 2),
+        "quarantine_write_ms": round(statistics.median(writes), 2),
         "engine_floor_ms": round(statistics.median(floor), 2),
         "correction_ms_median": round(statistics.median(c_ms), 2),
         "full_recompute_ms": round(full_ms, 1),
@@ -113,8 +135,18 @@ def main() -> None:
             rows.append(measure(store, n, args.repeat))
             print(f"  measured {n} claims", flush=True)
         store.close()
-    head = ["claims", "region_nodes", "queries_per_quarantine", "quarantine_ms_median", "quarantine_reads_ms",
-            "quarantine_write_ms", "engine_floor_ms", "correction_ms_median", "full_recompute_ms", "load_ms"]
+    head = [
+        "claims",
+        "region_nodes",
+        "queries_per_quarantine",
+        "quarantine_ms_median",
+        "quarantine_reads_ms",
+        "quarantine_write_ms",
+        "engine_floor_ms",
+        "correction_ms_median",
+        "full_recompute_ms",
+        "load_ms",
+    ]
     short = ["claims", "region", "queries", "quarantine", "q.reads", "q.write", "engine", "correction", "full", "load"]
     print("times in ms (medians); engine = FalkorDB's own CREATE+SET cost at that graph size")
     print(" | ".join(f"{h:>10}" for h in short))
@@ -123,12 +155,23 @@ def main() -> None:
     ratio = rows[-1]["quarantine_ms_median"] / max(rows[0]["quarantine_ms_median"], 1e-9)
     reads_ratio = rows[-1]["quarantine_reads_ms"] / max(rows[0]["quarantine_reads_ms"], 1e-9)
     size_ratio = rows[-1]["claims"] / rows[0]["claims"]
-    print(f"graph {size_ratio:.0f}x larger -> quarantine {ratio:.2f}x the time, its region reads {reads_ratio:.2f}x "
-          f"(full recompute: {rows[-1]['full_recompute_ms'] / max(rows[0]['full_recompute_ms'], 1e-9):.0f}x)")
+    print(
+        f"graph {size_ratio:.0f}x larger -> quarantine {ratio:.2f}x the time, its region reads {reads_ratio:.2f}x "
+        f"(full recompute: {rows[-1]['full_recompute_ms'] / max(rows[0]['full_recompute_ms'], 1e-9):.0f}x)"
+    )
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "memory.json").write_text(json.dumps({"rows": rows, "quarantine_time_ratio": round(ratio, 2), "reads_ratio": round(reads_ratio, 2),
-                                                 "graph_size_ratio": size_ratio}, indent=2))
+    (out / "memory.json").write_text(
+        json.dumps(
+            {
+                "rows": rows,
+                "quarantine_time_ratio": round(ratio, 2),
+                "reads_ratio": round(reads_ratio, 2),
+                "graph_size_ratio": size_ratio,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,14 @@ from rguard_core.evaluation.replay import run_replay
 
 ROOT = Path(__file__).resolve().parent.parent
 PEOPLE = [(f"Dev {c}", f"dev{c}@example.com") for c in "abcdefghijkl"]
-WHY = ("because bulk imports time out", "so that retries do not pile up", "because the old value leaked memory",
-       "to avoid double billing", "since the upstream API changed", "because tenants reported slow pages")
+WHY = (
+    "because bulk imports time out",
+    "so that retries do not pile up",
+    "because the old value leaked memory",
+    "to avoid double billing",
+    "since the upstream API changed",
+    "because tenants reported slow pages",
+)
 PHASE = 250
 
 
@@ -53,8 +59,13 @@ def _module(i: int) -> list[str]:
     out = [f'"""Module {i}."""', ""]
     out += [f"LIMIT_{i}_{j} = {10 * (j + 1)}" for j in range(8)]
     for j in range(8):
-        out += ["", "", f"def handler_{i}_{j}(request):", f"    limit = LIMIT_{i}_{j}",
-                f"    return process_{i}_{j}(request, limit)"]
+        out += [
+            "",
+            "",
+            f"def handler_{i}_{j}(request):",
+            f"    limit = LIMIT_{i}_{j}",
+            f"    return process_{i}_{j}(request, limit)",
+        ]
     return out
 
 
@@ -68,8 +79,17 @@ class History:
 
     def commits(self) -> list[dict]:
         """Every commit: author, message parts, and the full text of each file it writes."""
-        out = [{"index": 0, "title": "Initial layout", "body": "", "pr": None, "author": PEOPLE[0],
-                "files": {p: self._text(p) for p in self.files}, "revert_of": None}]
+        out = [
+            {
+                "index": 0,
+                "title": "Initial layout",
+                "body": "",
+                "pr": None,
+                "author": PEOPLE[0],
+                "files": {p: self._text(p) for p in self.files},
+                "revert_of": None,
+            }
+        ]
         revert_at = set(self.rnd.sample(range(300, self.n), self.n_reverts))
         pr = 100
         for k in range(1, self.n):
@@ -104,18 +124,36 @@ class History:
             ch.edits.append((path, n, old))
             ch.title = f"Call process_{i}_{j} with {arg.split('=')[0]} (change {k})"
         else:
-            lines.extend([Line("", k), Line("", k), Line(f"def helper_{k}(value):", k),
-                          Line(f"    return value * {self.rnd.randint(2, 9)} + LIMIT_{i}_{j}", k)])
+            lines.extend(
+                [
+                    Line("", k),
+                    Line("", k),
+                    Line(f"def helper_{k}(value):", k),
+                    Line(f"    return value * {self.rnd.randint(2, 9)} + LIMIT_{i}_{j}", k),
+                ]
+            )
             ch.title = f"Add helper_{k} to module {i}"
         self.changes.append(ch)
         body = f"We {'changed' if kind != 'helper' else 'added'} this {self.rnd.choice(WHY)}."
-        return {"index": k, "title": ch.title, "body": body, "pr": pr, "author": self.rnd.choice(PEOPLE),
-                "files": {path: self._text(path)}, "revert_of": None}
+        return {
+            "index": k,
+            "title": ch.title,
+            "body": body,
+            "pr": pr,
+            "author": self.rnd.choice(PEOPLE),
+            "files": {path: self._text(path)},
+            "revert_of": None,
+        }
 
     def _revert(self, k: int) -> dict | None:
         """Undo an earlier change whose lines are still exactly as it left them."""
-        ok = [c for c in self.changes if c.edits and c.index not in self.reverted
-              and all(self.files[p][n].owner == c.index for p, n, _ in c.edits)]
+        ok = [
+            c
+            for c in self.changes
+            if c.edits
+            and c.index not in self.reverted
+            and all(self.files[p][n].owner == c.index for p, n, _ in c.edits)
+        ]
         if not ok:
             return None
         t = self.rnd.choice(ok[-300:])
@@ -124,8 +162,15 @@ class History:
         for p, n, old in t.edits:
             self.files[p][n] = Line(old, k)
             touched[p] = self._text(p)
-        return {"index": k, "title": "", "body": "", "pr": None, "author": self.rnd.choice(PEOPLE),
-                "files": touched, "revert_of": t}
+        return {
+            "index": k,
+            "title": "",
+            "body": "",
+            "pr": None,
+            "author": self.rnd.choice(PEOPLE),
+            "files": touched,
+            "revert_of": t,
+        }
 
 
 def _message(c: dict, shas: dict[int, str], form: str) -> str:
@@ -159,9 +204,13 @@ def build(path: Path, n_commits: int, n_reverts: int, seed: int = 11) -> dict[st
             msg = _message(c, shas, form).encode()
             name, email = c["author"]
             when = 1_600_000_000 + 3600 * c["index"]
-            head = ["commit refs/heads/main", f"mark :{c['index'] + 1}",
-                    f"author {name} <{email}> {when} +0000", f"committer {name} <{email}> {when} +0000",
-                    f"data {len(msg)}"]
+            head = [
+                "commit refs/heads/main",
+                f"mark :{c['index'] + 1}",
+                f"author {name} <{email}> {when} +0000",
+                f"committer {name} <{email}> {when} +0000",
+                f"data {len(msg)}",
+            ]
             chunks.append("\n".join(head).encode() + b"\n" + msg + b"\n")
             if c["index"] > 0 and c["index"] == start:
                 chunks.append(f"from :{c['index']}\n".encode())
@@ -197,11 +246,21 @@ def main() -> None:
         res = run_replay(store, git=path, reverts=args.reverts, ordinary=args.ordinary, seed=7)
         t_replay = time.perf_counter() - t1
     m = res.metrics
-    out = {"commits": made["commits"], "reverts_written": made["reverts"], "build_s": round(t_build, 2),
-           "replay_s": round(t_replay, 2), "reverts_found": m["reverts_found"], "revert_forms": m["revert_forms"],
-           "cases": m["counts"], "catch_rate": m["catch_rate"], "ordinary_warn_rate": m["ordinary_warn_rate"],
-           "guard_ms_p50": m["guard_ms_p50"], "guard_ms_p95": m["guard_ms_p95"], "append_s": m["append_s"],
-           "rules": m["rules"]}
+    out = {
+        "commits": made["commits"],
+        "reverts_written": made["reverts"],
+        "build_s": round(t_build, 2),
+        "replay_s": round(t_replay, 2),
+        "reverts_found": m["reverts_found"],
+        "revert_forms": m["revert_forms"],
+        "cases": m["counts"],
+        "catch_rate": m["catch_rate"],
+        "ordinary_warn_rate": m["ordinary_warn_rate"],
+        "guard_ms_p50": m["guard_ms_p50"],
+        "guard_ms_p95": m["guard_ms_p95"],
+        "append_s": m["append_s"],
+        "rules": m["rules"],
+    }
     print(json.dumps(out, indent=2))
     res_dir = ROOT / "bench" / "results"
     res_dir.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,17 @@ from __future__ import annotations
 import runpy
 import sys
 
-BENCHES = ("bench.ingest", "bench.guard", "bench.memory", "bench.views", "bench.agents", "bench.cli",
-           "bench.ingest_incremental", "bench.replay_history", "bench.codemap")
+BENCHES = (
+    "bench.ingest",
+    "bench.guard",
+    "bench.memory",
+    "bench.views",
+    "bench.agents",
+    "bench.cli",
+    "bench.ingest_incremental",
+    "bench.replay_history",
+    "bench.codemap",
+)
 
 
 def main() -> None:

@@ -38,8 +38,14 @@ FILTERS = {
     "source kind": ViewFilter(source_kinds=("issue",)),
     "date range": ViewFilter(date_from="2025-03-01", date_to="2025-03-31"),
     "text": ViewFilter(text="invoice"),
-    "all filters": ViewFilter(file_path="src/", statuses=("holds",), source_kinds=("pr", "issue"),
-                              date_from="2025-01-01", date_to="2025-06-30", text="cache"),
+    "all filters": ViewFilter(
+        file_path="src/",
+        statuses=("holds",),
+        source_kinds=("pr", "issue"),
+        date_from="2025-01-01",
+        date_to="2025-06-30",
+        text="cache",
+    ),
     "show more (cap 750)": ViewFilter(cap=750),
 }
 
@@ -70,15 +76,23 @@ def measure(store: Store, repeat: int) -> dict[str, Any]:
     out: dict[str, Any] = {"views": {}}
     for name, flt in FILTERS.items():
         t, view = timed(lambda flt=flt: build_view(store, REPO, flt), repeat)
-        out["views"][name] = {**t, "decisions_total": view.decisions_total, "decisions_shown": view.decisions_shown,
-                              "nodes": len(view.nodes), "edges": len(view.edges), "under_1s": t["max_s"] < LIMIT_S}
+        out["views"][name] = {
+            **t,
+            "decisions_total": view.decisions_total,
+            "decisions_shown": view.decisions_shown,
+            "nodes": len(view.nodes),
+            "edges": len(view.edges),
+            "under_1s": t["max_s"] < LIMIT_S,
+        }
     view = build_view(store, REPO)
     decision = next(n.id for n in view.nodes if n.type == "decision")
     source = next(n.id for n in view.nodes if n.type == "source" and n.kind == "issue")
     out["node_detail"], _ = timed(lambda: node_detail(store, REPO, decision), repeat)
     out["blast_radius_of_issue"], b = timed(lambda: blast_radius(store, REPO, source), repeat)
     out["blast_radius_of_issue"]["decisions"] = len(b.decisions)
-    out["why"], ans = timed(lambda: why(store, REPO, "why do we use a per-tenant lock instead of a global lock?"), repeat)
+    out["why"], ans = timed(
+        lambda: why(store, REPO, "why do we use a per-tenant lock instead of a global lock?"), repeat
+    )
     out["why"].update(mode=ans.mode, decisions=len(ans.decisions))
     out["overview_by_directory"], ov = timed(lambda: overview_view(store, REPO), repeat)
     out["overview_by_directory"].update(nodes=len(ov.nodes), decisions=ov.decisions_total)
@@ -100,8 +114,12 @@ def render_page(data_dir: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     at.switch_page("pages/decision_graph.py").run()
     secs = time.perf_counter() - t0
-    return {"seconds": round(secs, 3), "exception": [e.value for e in at.exception],
-            "errors": [e.value for e in at.error], "captions": [c.value for c in at.caption][:3]}
+    return {
+        "seconds": round(secs, 3),
+        "exception": [e.value for e in at.exception],
+        "errors": [e.value for e in at.error],
+        "captions": [c.value for c in at.caption][:3],
+    }
 
 
 def main() -> None:
@@ -114,8 +132,9 @@ def main() -> None:
         data_dir = args.data_dir or Path(tmp) / "data"
         store = open_store(Settings(data_dir=data_dir))
         results: dict[str, Any] = {"graph": ensure_graph(store, args.prs, Path(tmp))}
-        counts = store.repo_graph(REPO).read("MATCH (d:Decision) WITH count(d) AS d MATCH (c:Claim) "
-                                            "RETURN d, count(c) AS c", name="bench.counts")[0]
+        counts = store.repo_graph(REPO).read(
+            "MATCH (d:Decision) WITH count(d) AS d MATCH (c:Claim) RETURN d, count(c) AS c", name="bench.counts"
+        )[0]
         results["graph"].update(decisions=counts["d"], claims=counts["c"])
         results.update(measure(store, args.repeat))
         results["page"] = render_page(data_dir)

@@ -58,8 +58,15 @@ def parse_case(raw: Any, where: str) -> Case:
         raise EditError(f"{where} {raw['id']}: label must be one of {LABELS}")
     if (raw["label"] == "contradicts") != ("expect_source" in raw):
         raise EditError(f"{where} {raw['id']}: expect_source is required for contradicts and only there")
-    return Case(raw["id"], raw["label"], raw["kind"], raw["why"], tuple(parse_edits(raw["edits"], raw["id"])),
-                raw.get("story"), raw.get("expect_source"))
+    return Case(
+        raw["id"],
+        raw["label"],
+        raw["kind"],
+        raw["why"],
+        tuple(parse_edits(raw["edits"], raw["id"])),
+        raw.get("story"),
+        raw.get("expect_source"),
+    )
 
 
 def load_cases(folder: Path = SOURCES) -> list[Case]:
@@ -74,8 +81,12 @@ def load_cases(folder: Path = SOURCES) -> list[Case]:
 
 
 def _git(cwd: Path, *args: str, stdin: str | None = None) -> str:
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(cwd.parent), "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        **os.environ,
+        "GIT_CEILING_DIRECTORIES": str(cwd.parent),
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
     res = subprocess.run(["git", *args], cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} failed: {res.stderr.strip()}")

@@ -11,8 +11,10 @@ from ui.common import get_store, guarded, require_repo
 
 def main() -> None:
     st.title("Code map")
-    st.caption("Imports a parser could prove, in the same graph as the decisions: code that imports a decision's "
-               "files is at risk when they change.")
+    st.caption(
+        "Imports a parser could prove, in the same graph as the decisions: code that imports a decision's "
+        "files is at risk when they change."
+    )
     repo = require_repo()
     if not repo:
         return

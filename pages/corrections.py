@@ -30,9 +30,11 @@ from ui.common import get_store, guarded, page_message, selected_repo, set_url_p
 from ui.evidence import md, visible
 
 st.title("Corrections")
-st.caption("Say a claim is wrong or a source is bad: preview exactly what rests on it, then confirm. Decisions that "
-           "keep other support are not flagged; what fell is kept, marked, and never served. Every step can be "
-           "undone, as a new entry in the history.")
+st.caption(
+    "Say a claim is wrong or a source is bad: preview exactly what rests on it, then confirm. Decisions that "
+    "keep other support are not flagged; what fell is kept, marked, and never served. Every step can be "
+    "undone, as a new entry in the history."
+)
 
 store = get_store()
 repo = selected_repo()
@@ -54,8 +56,11 @@ graph: Graph = store.repo_graph(name) if kind == "repository" else store.workspa
 linked = url_param("node")  # a node linked in the URL (?node=ID) opens as the target
 if linked and not st.session_state.get("corr_query"):
     st.session_state["corr_query"] = linked
-query = st.text_input("Find a claim, decision or source (words or an exact id)", key="corr_query",
-                      placeholder="unknown cost · invoice paid · pr:20")
+query = st.text_input(
+    "Find a claim, decision or source (words or an exact id)",
+    key="corr_query",
+    placeholder="unknown cost · invoice paid · pr:20",
+)
 targets: list[Target] = (guarded(search_targets, graph, query) or []) if query.strip() else []
 if query.strip() and not targets:
     st.warning("Nothing matches. Try other words, or an exact id such as claim:… or pr:12.")
@@ -80,21 +85,26 @@ def names(ids: list[str]) -> dict[str, str]:
 def show_report(rep: StepReport, title: str) -> None:
     """A step's effects, one row per node, with its title: a typed report, so nothing can be silently missed."""
     st.markdown(f"**{md(title)}**")
-    rows = ([("claim falls", c) for c in rep.fell_claims]
-            + [("decision loses its last support", d) for d in rep.fell_decisions]
-            + [("decision keeps other support (not flagged)", d) for d in rep.kept_decisions]
-            + [("claim restored", c) for c in rep.restored_claims]
-            + [("decision restored", d) for d in rep.restored_decisions]
-            + [(f"decision labelled {lbl}", d) for d, lbl in rep.labelled.items()]
-            + [("action held", a) for a in rep.held]
-            + [("action needs compensation", a) for a in rep.compensate]
-            + [("action active again", a) for a, s in rep.actions.items() if s == "active"])
+    rows = (
+        [("claim falls", c) for c in rep.fell_claims]
+        + [("decision loses its last support", d) for d in rep.fell_decisions]
+        + [("decision keeps other support (not flagged)", d) for d in rep.kept_decisions]
+        + [("claim restored", c) for c in rep.restored_claims]
+        + [("decision restored", d) for d in rep.restored_decisions]
+        + [(f"decision labelled {lbl}", d) for d, lbl in rep.labelled.items()]
+        + [("action held", a) for a in rep.held]
+        + [("action needs compensation", a) for a in rep.compensate]
+        + [("action active again", a) for a, s in rep.actions.items() if s == "active"]
+    )
     if not rows:
         st.success("Nothing else depends on it: no claim falls or returns, no decision is flagged, no action changes.")
         return
     text = names([i for _, i in rows])
-    st.dataframe(pd.DataFrame([{"effect": e, "id": i, "what": visible(text.get(i, ""))} for e, i in rows]),
-                 hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame([{"effect": e, "id": i, "what": visible(text.get(i, ""))} for e, i in rows]),
+        hide_index=True,
+        width="stretch",
+    )
 
 
 def header(t: Target, verb: str) -> None:
@@ -137,22 +147,30 @@ def correct_form(t: Target) -> None:
     header(t, "Correct this claim")
     if t.status != "holds":
         st.info(f"This claim is {t.status}; correct its replacement instead, if any.")
-    new_text = st.text_area("What is actually true (your own words; they become the new claim's evidence)",
-                            key="corr_text")
+    new_text = st.text_area(
+        "What is actually true (your own words; they become the new claim's evidence)", key="corr_text"
+    )
     by = st.text_input("Your name or login", key="corr_by")
-    preview = previewed("corr_preview", f"Preview correction of {t.id}",
-                        lambda: preview_correction(graph, t.id, new_text, by), lambda p: p.claim == t.id)
+    preview = previewed(
+        "corr_preview",
+        f"Preview correction of {t.id}",
+        lambda: preview_correction(graph, t.id, new_text, by),
+        lambda p: p.claim == t.id,
+    )
     if preview is None:
         return
     show_report(preview.report, f"If applied to {t.id} (previewed at claim revision {preview.revision})")
     if st.button(f"Apply correction to {t.id} (revision {preview.revision})", type="primary", key="corr_apply_btn"):
-        res = confirmed("corr_preview",
-                        lambda: apply_correction(graph, t.id, preview.new_statement, preview.by, preview=preview))
+        res = confirmed(
+            "corr_preview", lambda: apply_correction(graph, t.id, preview.new_statement, preview.by, preview=preview)
+        )
         if res is None:
             return
         verb = "Applied" if res.status == "applied" else "Already applied"
-        st.success(f"{verb}: {res.claim} is superseded by {res.replacement}, citing the reviewer's own words "
-                   f"({res.source}). Undo it from the history below.")
+        st.success(
+            f"{verb}: {res.claim} is superseded by {res.replacement}, citing the reviewer's own words "
+            f"({res.source}). Undo it from the history below."
+        )
         show_report(res.report, "What changed")
 
 
@@ -160,8 +178,12 @@ def quarantine_form(t: Target) -> None:
     header(t, "Quarantine this source")
     reason = st.text_input("Reason (spam, forged, retracted …)", key="q_reason")
     by = st.text_input("Your name or login", key="q_by")
-    preview = previewed("q_preview", f"Preview quarantine of {t.id}", lambda: preview_quarantine(graph, t.id),
-                        lambda p: p.source == t.id)
+    preview = previewed(
+        "q_preview",
+        f"Preview quarantine of {t.id}",
+        lambda: preview_quarantine(graph, t.id),
+        lambda p: p.source == t.id,
+    )
     if preview is None:
         return
     with st.container(border=True):
@@ -190,8 +212,9 @@ def lift_form(t: Target) -> None:
     header(t, "Lift this source's quarantine")
     reason = st.text_input("Why it can be trusted again", key="lift_reason")
     by = st.text_input("Your name or login", key="lift_by")
-    preview = previewed("lift_preview", f"Preview lifting {t.id}", lambda: preview_lift(graph, t.id),
-                        lambda p: p.target.about == t.id)
+    preview = previewed(
+        "lift_preview", f"Preview lifting {t.id}", lambda: preview_lift(graph, t.id), lambda p: p.target.about == t.id
+    )
     if preview is None:
         return
     show_report(preview.report, f"If lifted (incident {preview.target.id}, revision {preview.revision})")
@@ -209,8 +232,10 @@ if target is not None and target.kind == "source":
     (lift_form if target.status == "quarantined" else quarantine_form)(target)
 if target is not None and target.kind == "decision":
     header(target, "Decision")
-    st.caption("To correct a decision, correct a claim it rests on (search for it above) or quarantine its "
-               "source; to dispute a guard finding, use the feedback on the Guard page.")
+    st.caption(
+        "To correct a decision, correct a claim it rests on (search for it above) or quarantine its "
+        "source; to dispute a guard finding, use the feedback on the Guard page."
+    )
 
 
 def undo_section(entries: list[HistoryEntry]) -> None:
@@ -218,16 +243,26 @@ def undo_section(entries: list[HistoryEntry]) -> None:
     if not open_entries:
         return
     st.markdown("**Undo a step** — the undo is a new entry; the step stays in the history, marked reverted.")
-    pick = st.selectbox("Step to undo", list(open_entries), key="undo_pick",
-                        format_func=lambda i: visible(f"{open_entries[i].kind} on {open_entries[i].target} by "
-                                                      f"{open_entries[i].by or '?'} · {open_entries[i].at} ({i})"))
+    pick = st.selectbox(
+        "Step to undo",
+        list(open_entries),
+        key="undo_pick",
+        format_func=lambda i: visible(
+            f"{open_entries[i].kind} on {open_entries[i].target} by "
+            f"{open_entries[i].by or '?'} · {open_entries[i].at} ({i})"
+        ),
+    )
     entry = open_entries.get(pick or "")
     if entry is None:
         return
     reason = st.text_input("Why undo it", key="undo_reason")
     by = st.text_input("Your name or login", key="undo_by")
-    preview = previewed("undo_preview", f"Preview undoing {entry.id}", lambda: preview_undo(graph, entry.id),
-                        lambda p: p.target.id == entry.id)
+    preview = previewed(
+        "undo_preview",
+        f"Preview undoing {entry.id}",
+        lambda: preview_undo(graph, entry.id),
+        lambda p: p.target.id == entry.id,
+    )
     if preview is None:
         return
     show_report(preview.report, f"If {entry.kind} {entry.id} on {entry.target} is undone (revision {preview.revision})")
@@ -243,11 +278,24 @@ st.subheader("History")
 history_entries = guarded(history, graph) or []
 if history_entries:
     target_names = node_labels(graph, [e.target for e in history_entries if e.target])  # titles, not ids
-    st.dataframe(pd.DataFrame([{"when": e.at, "kind": e.kind,
-                                "target": visible(target_names[e.target].text(80) if e.target in target_names
-                                                  else e.target or ""), "by": visible(e.by or ""),
-                                "reason": visible(e.reason or ""), "state": e.state, "id": e.id}
-                               for e in history_entries]), hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "when": e.at,
+                    "kind": e.kind,
+                    "target": visible(target_names[e.target].text(80) if e.target in target_names else e.target or ""),
+                    "by": visible(e.by or ""),
+                    "reason": visible(e.reason or ""),
+                    "state": e.state,
+                    "id": e.id,
+                }
+                for e in history_entries
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
     undo_section(history_entries)
     with st.expander("Full results"):
         for e in history_entries:

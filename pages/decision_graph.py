@@ -39,15 +39,42 @@ from ui.graph_widget import draw
 
 SEL, PICK, BLAST, ANSWER, FOCUS = "dg_selected", "dg_pick", "dg_blast", "dg_answer", "dg_focus"
 EXPANDED = "dg_expanded"  # nodes clicked open around the focus
-BADGE = {"holds": "green", "fallen": "red", "superseded": "gray", "needs review": "orange", "held": "violet",
-         "quarantined": "red"}
-ICON = {"source": "▭", "claim": "●", "decision": "◆", "action": "▲", "correction": "★", "incident": "⚠",
-        "group": "▦", "file": "▦", "dir": "▦", "person": "☺"}
-KIND_NAMES = {"pr": "pull request", "issue": "issue", "comment": "comment / review", "doc": "ADR / design doc",
-              "human_correction": "human correction"}
+BADGE = {
+    "holds": "green",
+    "fallen": "red",
+    "superseded": "gray",
+    "needs review": "orange",
+    "held": "violet",
+    "quarantined": "red",
+}
+ICON = {
+    "source": "▭",
+    "claim": "●",
+    "decision": "◆",
+    "action": "▲",
+    "correction": "★",
+    "incident": "⚠",
+    "group": "▦",
+    "file": "▦",
+    "dir": "▦",
+    "person": "☺",
+}
+KIND_NAMES = {
+    "pr": "pull request",
+    "issue": "issue",
+    "comment": "comment / review",
+    "doc": "ADR / design doc",
+    "human_correction": "human correction",
+}
 CORRECTIONS_PAGE = "pages/corrections.py"
-CHANNEL_WORDS = {"decision": "the decision's words", "claim": "a claim's words", "source": "its source's words",
-                 "linked": "a linked issue or comment", "symbol": "an identifier it changed", "file": "a file it touched"}
+CHANNEL_WORDS = {
+    "decision": "the decision's words",
+    "claim": "a claim's words",
+    "source": "its source's words",
+    "linked": "a linked issue or comment",
+    "symbol": "an identifier it changed",
+    "file": "a file it touched",
+}
 CANVAS_HEIGHT = 700
 SHOWN_ANSWERS = 3  # the rest of an answer's decisions sit in an expander, so the graph stays near the top
 
@@ -77,8 +104,12 @@ def ask_why(store: Store, repo: str) -> None:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
         question = c1.text_input("Question", key="dg_question", placeholder="why do we keep unknown prices as null?")
         asked = c2.form_submit_button("Ask", type="primary", width="stretch")
-        synth = st.checkbox("Add a short LLM synthesis (it may cite only the receipts below)", key="dg_synth",
-                            disabled=not llm_ready, help=None if llm_ready else "set OPENAI_BASE_URL / OPENAI_API_KEY")
+        synth = st.checkbox(
+            "Add a short LLM synthesis (it may cite only the receipts below)",
+            key="dg_synth",
+            disabled=not llm_ready,
+            help=None if llm_ready else "set OPENAI_BASE_URL / OPENAI_API_KEY",
+        )
     if asked:
         llm = LLMClient(store.settings) if synth and llm_ready else None
         st.session_state[ANSWER] = guarded(why, store, repo, question, llm=llm)
@@ -95,14 +126,18 @@ def show_answer(ans: WhyAnswer) -> None:
         st.info(ans.message)
         return
     if ans.kind == "none":
-        st.warning(f"No source-backed answer yet for “{md(ans.question)}”. Try other words, or check the filters below.")
+        st.warning(
+            f"No source-backed answer yet for “{md(ans.question)}”. Try other words, or check the filters below."
+        )
         return
     if ans.synthesis:
         st.success(f"{md(ans.synthesis)}  \n*cites: {', '.join(md(c) for c in ans.cited)}*")
     elif ans.rejected_citations or "synthesis" in ans.message:
         st.warning("Synthesis: no source-backed answer yet (the model cited nothing it retrieved).")
-    st.caption(f"{len(ans.decisions)} decision(s) found by the words {md(ans.query.replace('|', ', '))} in decisions, "
-               "claims and their sources, and by the files and identifiers the question names.")
+    st.caption(
+        f"{len(ans.decisions)} decision(s) found by the words {md(ans.query.replace('|', ', '))} in decisions, "
+        "claims and their sources, and by the files and identifiers the question names."
+    )
     first, rest = ans.decisions[:SHOWN_ANSWERS], ans.decisions[SHOWN_ANSWERS:]
     for i, d in enumerate(first):
         show_receipt(d, i)
@@ -111,8 +146,10 @@ def show_answer(ans: WhyAnswer) -> None:
             for i, d in enumerate(rest, start=len(first)):
                 show_receipt(d, i)
     if ans.withheld:
-        st.caption(f"{ans.withheld} match(es) withheld: the claim no longer holds, its source is quarantined, or its "
-                   "quote is no longer verbatim.")
+        st.caption(
+            f"{ans.withheld} match(es) withheld: the claim no longer holds, its source is quarantined, or its "
+            "quote is no longer verbatim."
+        )
 
 
 def show_receipt(d: WhyDecision, i: int) -> None:
@@ -136,16 +173,23 @@ def legend() -> None:
     chips = " ".join(
         f'<span title="{html.escape(STATUS_MEANING[s])}" style="white-space:nowrap;margin-right:10px">'
         f'<span style="display:inline-block;width:12px;height:12px;border-radius:3px;background:{STATUS_COLOURS[s]};'
-        f'margin-right:4px;vertical-align:middle"></span>{s}</span>' for s in STATUSES)
+        f'margin-right:4px;vertical-align:middle"></span>{s}</span>'
+        for s in STATUSES
+    )
     kinds = " ".join(
         f'<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;width:12px;height:12px;'
         f'border:2px solid {KIND_COLOURS[k]};margin-right:4px;vertical-align:middle"></span>{KIND_NAMES[k]}</span>'
-        for k in SOURCE_KINDS)
-    shapes = ("▭ source · ● claim · ◆ decision · ▲ action · ★ correction · ▦ directory / file / person — arrows read "
-              "sources → claims → decisions → actions; dashed: supersedes, reverts (purple), rejected, corrects; "
-              "glow: blast radius; big: the focus. Buttons on the canvas zoom and fit.")
-    st.html(f'<div style="font-size:0.85rem;line-height:1.7"><b>Status</b> {chips}<br><b>Sources</b> {kinds}<br>'
-            f'{html.escape(shapes)}</div>')
+        for k in SOURCE_KINDS
+    )
+    shapes = (
+        "▭ source · ● claim · ◆ decision · ▲ action · ★ correction · ▦ directory / file / person — arrows read "
+        "sources → claims → decisions → actions; dashed: supersedes, reverts (purple), rejected, corrects; "
+        "glow: blast radius; big: the focus. Buttons on the canvas zoom and fit."
+    )
+    st.html(
+        f'<div style="font-size:0.85rem;line-height:1.7"><b>Status</b> {chips}<br><b>Sources</b> {kinds}<br>'
+        f"{html.escape(shapes)}</div>"
+    )
 
 
 def find_box(store: Store, repo: str) -> tuple[int, tuple[str, ...]]:
@@ -153,10 +197,22 @@ def find_box(store: Store, repo: str) -> tuple[int, tuple[str, ...]]:
     c1, c2, c3, c4 = st.columns([5, 2, 3, 1.4], vertical_alignment="bottom")
     text = c1.text_input("Find", key="dg_find", placeholder="decision words, a file path, @login, pr:12 or #12")
     hops = c2.slider("Hops around the focus", 1, MAX_HOPS, DEFAULT_HOPS, key="dg_hops")
-    statuses = tuple(c3.multiselect("Decision status", DECISION_STATUSES, key="dg_status",
-                                    help="with nothing focused: only decisions with these statuses"))
-    c4.button("Overview", key="dg_clear", on_click=focus_on, args=(None,), help="back to all decisions by directory",
-              width="stretch")
+    statuses = tuple(
+        c3.multiselect(
+            "Decision status",
+            DECISION_STATUSES,
+            key="dg_status",
+            help="with nothing focused: only decisions with these statuses",
+        )
+    )
+    c4.button(
+        "Overview",
+        key="dg_clear",
+        on_click=focus_on,
+        args=(None,),
+        help="back to all decisions by directory",
+        width="stretch",
+    )
     if text.strip() and st.session_state.get("dg_find_seen") != text:
         st.session_state["dg_find_seen"] = text
         hits = guarded(search, store, repo, text) or []
@@ -170,10 +226,14 @@ def find_box(store: Store, repo: str) -> tuple[int, tuple[str, ...]]:
         ids = [h.id for h in hits]
         current = st.session_state.get(FOCUS)
         index = ids.index(current) if current in ids else 0
-        st.selectbox(f"{len(hits)} matches — focus on", ids, index=index, key=f"dg_hit_pick_{text}",
-                     format_func=lambda i: next(f"{ICON.get(h.type, '')} {h.label} · {h.status}"
-                                                for h in hits if h.id == i),
-                     on_change=lambda k=f"dg_hit_pick_{text}": focus_on(st.session_state[k]))
+        st.selectbox(
+            f"{len(hits)} matches — focus on",
+            ids,
+            index=index,
+            key=f"dg_hit_pick_{text}",
+            format_func=lambda i: next(f"{ICON.get(h.type, '')} {h.label} · {h.status}" for h in hits if h.id == i),
+            on_change=lambda k=f"dg_hit_pick_{text}": focus_on(st.session_state[k]),
+        )
     return hops, statuses
 
 
@@ -199,11 +259,15 @@ def explore(store: Store, repo: str) -> None:
         st.info(view.message or "Nothing to draw.")
         return
     where = f"around {focus_name(store, repo, focus)}" if focus else "by directory"
-    hint = ("Click a node to see its receipts beside the graph and open its neighbours; click a directory or file "
-            "to focus on it." if focus
-            else "Click a directory or a decision to focus on it.")
-    st.caption(f"{view.decisions_shown} of {view.decisions_total} decision(s) drawn {where} · {len(view.nodes)} "
-               f"nodes. {hint}")
+    hint = (
+        "Click a node to see its receipts beside the graph and open its neighbours; click a directory or file "
+        "to focus on it."
+        if focus
+        else "Click a directory or a decision to focus on it."
+    )
+    st.caption(
+        f"{view.decisions_shown} of {view.decisions_total} decision(s) drawn {where} · {len(view.nodes)} nodes. {hint}"
+    )
     if view.message:
         st.caption(view.message)
     legend()
@@ -252,12 +316,32 @@ def list_view(store: Store, repo: str, view: GraphView) -> None:
     if not rows:
         st.caption("No decisions here.")
         return
-    df = pd.DataFrame([{"decision": r.summary, "status": r.status, "source": r.source, "when": r.when or "",
-                        "files": ", ".join(r.files), "link": r.url or ""} for r in rows])
-    picked = st.dataframe(df, hide_index=True, width="stretch", height=min(560, 38 + 35 * len(rows)),
-                          on_select="rerun", selection_mode="single-row", key=f"dg_list_{view.focus or 'all'}",
-                          column_config={"link": st.column_config.LinkColumn("link", display_text="open"),
-                                         "decision": st.column_config.TextColumn("decision", width="large")})
+    df = pd.DataFrame(
+        [
+            {
+                "decision": r.summary,
+                "status": r.status,
+                "source": r.source,
+                "when": r.when or "",
+                "files": ", ".join(r.files),
+                "link": r.url or "",
+            }
+            for r in rows
+        ]
+    )
+    picked = st.dataframe(
+        df,
+        hide_index=True,
+        width="stretch",
+        height=min(560, 38 + 35 * len(rows)),
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"dg_list_{view.focus or 'all'}",
+        column_config={
+            "link": st.column_config.LinkColumn("link", display_text="open"),
+            "decision": st.column_config.TextColumn("decision", width="large"),
+        },
+    )
     sel = getattr(getattr(picked, "selection", None), "rows", None) or []
     if sel and rows[sel[0]].id != st.session_state.get(FOCUS):
         focus_on(rows[sel[0]].id)
@@ -280,8 +364,15 @@ def detail_pane(store: Store, repo: str, view: GraphView, blast: BlastRadius | N
     unset = {} if PICK in st.session_state and st.session_state[PICK] in ids else {"index": None}
     if unset:
         st.session_state.pop(PICK, None)  # never both a default and a state value, nor a value not offered
-    st.selectbox("Inspect node", ids, key=PICK, placeholder="click a node or choose one", **unset,
-                 format_func=lambda i: labels.get(i, i), on_change=lambda: select(st.session_state[PICK]))
+    st.selectbox(
+        "Inspect node",
+        ids,
+        key=PICK,
+        placeholder="click a node or choose one",
+        **unset,
+        format_func=lambda i: labels.get(i, i),
+        on_change=lambda: select(st.session_state[PICK]),
+    )
     if not selected:
         st.caption("Nothing selected yet.")
         return
@@ -296,8 +387,14 @@ def show_detail(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | Non
     kind = f" · {md(d.kind)}" if d.kind != d.type else ""
     st.markdown(f"{badge(d.status)} {d.type}{kind}{rev}" + (f" · {link('open', d.url)}" if d.url else ""))
     if st.session_state.get(FOCUS) != d.id:
-        st.button("Focus the graph here", key="dg_focus_here", on_click=focus_on, args=(d.id,), type="tertiary",
-                  help="centre the canvas on this node and draw its neighbourhood")
+        st.button(
+            "Focus the graph here",
+            key="dg_focus_here",
+            on_click=focus_on,
+            args=(d.id,),
+            type="tertiary",
+            help="centre the canvas on this node and draw its neighbourhood",
+        )
     if d.text and d.text != d.label and d.evidence is None:
         st.markdown(f"> {md(d.text)}")
     if d.evidence is not None:
@@ -356,10 +453,14 @@ def actions(store: Store, repo: str, d: NodeDetail, blast: BlastRadius | None) -
 
 def show_blast(b: BlastRadius) -> None:
     with st.container(border=True):
-        st.markdown(f"**Blast radius** — {len(b.claims)} claim(s), {len(b.decisions)} decision(s), "
-                    f"{len(b.actions)} action(s) downstream (highlighted in the graph; the same walk the correction "
-                    "preview uses).")
-        names = node_labels(get_store().repo_graph(st.session_state.get("repo") or ""), b.decisions + b.actions + b.claims)
+        st.markdown(
+            f"**Blast radius** — {len(b.claims)} claim(s), {len(b.decisions)} decision(s), "
+            f"{len(b.actions)} action(s) downstream (highlighted in the graph; the same walk the correction "
+            "preview uses)."
+        )
+        names = node_labels(
+            get_store().repo_graph(st.session_state.get("repo") or ""), b.decisions + b.actions + b.claims
+        )
         for title, ids in (("Decisions", b.decisions), ("Actions", b.actions), ("Claims", b.claims)):
             if not ids:
                 continue

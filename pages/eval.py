@@ -62,7 +62,9 @@ def _progress_callback(bar: Any, label: str) -> Any:
 def finding_card(f: dict[str, Any]) -> None:
     with st.container(border=True):
         icon = {"contradicts": "🛑", "related": "🔎"}.get(f.get("label", ""), "•")
-        st.markdown(f"{icon} **{md(f.get('label') or '')}** · {md(f.get('decision_id') or '')} · score {f.get('score')}")
+        st.markdown(
+            f"{icon} **{md(f.get('label') or '')}** · {md(f.get('decision_id') or '')} · score {f.get('score')}"
+        )
         st.markdown(f"**{md(f.get('summary') or '')}**")  # PR and issue text: escaped, never rendered
         st.markdown(f"> {md(f.get('quote') or '')}")
         if f.get("source_url"):
@@ -76,7 +78,9 @@ def guard_section() -> None:
     c1, c2, c3 = st.columns([3, 2, 1])
     path = c1.text_input("Cases file", value=str(DEFAULT_CASES), key="eval_cases_path")
     if not Path(path).is_file():
-        st.info(f"No cases file at `{path}`. Point this at a cases YAML (e.g. `../shared/realdata/cases/starlette.yaml`).")
+        st.info(
+            f"No cases file at `{path}`. Point this at a cases YAML (e.g. `../shared/realdata/cases/starlette.yaml`)."
+        )
         return
     cases = guarded(load_cases, path)
     if cases is None:
@@ -85,23 +89,44 @@ def guard_section() -> None:
     # the repository is the one the cases file names: a run never scores one repository's cases on another
     c2.markdown(f"Repository: **{md(cases.repo)}**  \n(named by the cases file)")
     llm_ready = bool(store.settings.openai_base_url)
-    judge = c3.radio("Judge", ["offline", "llm"] if llm_ready else ["offline"], key="eval_judge", horizontal=True,
-                     help=None if llm_ready else "The LLM judge is unavailable: no OpenAI-compatible endpoint is "
-                     "configured (set OPENAI_BASE_URL, then restart).")
+    judge = c3.radio(
+        "Judge",
+        ["offline", "llm"] if llm_ready else ["offline"],
+        key="eval_judge",
+        horizontal=True,
+        help=None
+        if llm_ready
+        else "The LLM judge is unavailable: no OpenAI-compatible endpoint is "
+        "configured (set OPENAI_BASE_URL, then restart).",
+    )
     st.caption(f"{len(cases.cases)} cases: " + ", ".join(f"{k} {n}" for k, n in cases.kinds().items()))
     if cases.repo not in store.list_repos():
-        st.warning(f"The cases were written against {cases.repo}, which is not ingested here. Ingest it first "
-                   "(Ingest page); they are not scored on another repository.")
+        st.warning(
+            f"The cases were written against {cases.repo}, which is not ingested here. Ingest it first "
+            "(Ingest page); they are not scored on another repository."
+        )
         return
     pristine = can_copy(cases.repo) and st.checkbox(
-        "Score a pristine copy of the seed (a fresh graph, untouched by reviewers)", value=True, key="eval_pristine")
+        "Score a pristine copy of the seed (a fresh graph, untouched by reviewers)", value=True, key="eval_pristine"
+    )
     if st.button("Run guard eval", type="primary", key="eval_run_guard"):
         st.session_state.pop("eval_guard", None)
         bar = st.progress(0.0, text="starting")
         target = guarded(pristine_copy, store, cases.repo) if pristine else cases.repo
         state = guarded(graph_state, store, target, cases.repo) if target else None
-        res = guarded(run_guard_eval, store, cases, judge=judge, repo=target, settings=store.settings,
-                      progress=_progress_callback(bar, "cases")) if state else None
+        res = (
+            guarded(
+                run_guard_eval,
+                store,
+                cases,
+                judge=judge,
+                repo=target,
+                settings=store.settings,
+                progress=_progress_callback(bar, "cases"),
+            )
+            if state
+            else None
+        )
         if res is not None and state is not None:
             record = {**res.history_record(), "graph": state.as_dict()}
             append_run(store.settings, "guard", record)
@@ -118,8 +143,11 @@ def guard_section() -> None:
     if past:
         st.markdown("**This run next to earlier ones** (newest first; changes are against the run below)")
         df = pd.DataFrame(T.guard_runs_table(past))
-        st.dataframe(df, hide_index=True, column_config=_percent_columns(df, ["recall", "false_positive_rate",
-                                                                              "precision", "attribution"]))
+        st.dataframe(
+            df,
+            hide_index=True,
+            column_config=_percent_columns(df, ["recall", "false_positive_rate", "precision", "attribution"]),
+        )
     elif not current:
         st.caption("No guard eval runs yet for this cases file and repository.")
     with st.expander("Metric definitions"):
@@ -129,12 +157,22 @@ def guard_section() -> None:
 def guard_results(res: dict[str, Any]) -> None:
     m = res["metrics"]
     cols = st.columns(4)
-    for col, (name, key) in zip(cols, [("Recall", "recall"), ("False warnings", "false_positive_rate"),
-                                       ("Precision", "precision"), ("Attribution", "attribution")], strict=True):
+    for col, (name, key) in zip(
+        cols,
+        [
+            ("Recall", "recall"),
+            ("False warnings", "false_positive_rate"),
+            ("Precision", "precision"),
+            ("Attribution", "attribution"),
+        ],
+        strict=True,
+    ):
         col.metric(name, "-" if m.get(key) is None else f"{100 * m[key]:.1f}%")
-    st.caption(f"{res['repo']} · judge {res['run']['judge']} · git {res['run']['git_sha'] or '-'} · "
-               f"graph p50 {m['graph_ms_p50']} ms / p95 {m['graph_ms_p95']} ms · "
-               f"total p50 {m['total_ms_p50']} ms / p95 {m['total_ms_p95']} ms")
+    st.caption(
+        f"{res['repo']} · judge {res['run']['judge']} · git {res['run']['git_sha'] or '-'} · "
+        f"graph p50 {m['graph_ms_p50']} ms / p95 {m['graph_ms_p95']} ms · "
+        f"total p50 {m['total_ms_p50']} ms / p95 {m['total_ms_p95']} ms"
+    )
     kinds = pd.DataFrame(T.by_kind_rows(m))
     if not kinds.empty:
         st.markdown("**Right answers per case kind**")
@@ -143,8 +181,9 @@ def guard_results(res: dict[str, Any]) -> None:
     st.markdown("**Cases** (expected vs got)")
     st.dataframe(pd.DataFrame(T.case_rows(res["cases"])), hide_index=True)
     ids = [c["id"] for c in res["cases"]]
-    pick = st.selectbox("Inspect a case", ids, key="eval_case_pick",
-                        format_func=lambda i: ("✅ " if _case(res, i)["ok"] else "❌ ") + i)
+    pick = st.selectbox(
+        "Inspect a case", ids, key="eval_case_pick", format_func=lambda i: ("✅ " if _case(res, i)["ok"] else "❌ ") + i
+    )
     if pick:
         case_detail(_case(res, pick))
 
@@ -155,8 +194,9 @@ def _case(res: dict[str, Any], cid: str) -> dict[str, Any]:
 
 def case_detail(c: dict[str, Any]) -> None:
     row = T.case_rows([c])[0]
-    st.markdown(f"**{c['id']}** · {c['kind']} · expected: *{row['expected']}* · got: **{c['verdict']}**"
-                f" citing {row['cited']}")
+    st.markdown(
+        f"**{c['id']}** · {c['kind']} · expected: *{row['expected']}* · got: **{c['verdict']}** citing {row['cited']}"
+    )
     if c.get("why"):
         st.caption(md(c["why"]))
     st.code(c.get("diff") or "", language="diff")
@@ -186,8 +226,10 @@ def memory_section() -> None:
         st.dataframe(df, hide_index=True, column_config=_percent_columns(df, list(T.MEMORY_COLUMNS)))
         for res in results:
             d = res["mirror_aware"]["detection"]
-            st.caption(f"{res['variant']}: mirror detection found {d['correct']} of {d['mirrors']} hidden mirrors, "
-                       f"{d['false']} false; {res['seeds']} seeds in {res['seconds']} s")
+            st.caption(
+                f"{res['variant']}: mirror detection found {d['correct']} of {d['mirrors']} hidden mirrors, "
+                f"{d['false']} false; {res['seeds']} seeds in {res['seconds']} s"
+            )
     past = list_runs(store.settings, "memory", limit=20).runs
     if past:
         st.markdown("**Past memory runs** (newest first)")
@@ -199,8 +241,10 @@ def memory_section() -> None:
 
 def why_section() -> None:
     st.subheader("Why: labelled questions, hit@3")
-    st.caption(f"Cases: `{DEFAULT_WHY_CASES.name}` — questions in a newcomer's words over the starlette snapshot and "
-               "the demo seed; the holdout half was not looked at while tuning.")
+    st.caption(
+        f"Cases: `{DEFAULT_WHY_CASES.name}` — questions in a newcomer's words over the starlette snapshot and "
+        "the demo seed; the holdout half was not looked at while tuning."
+    )
     store = get_store()
     if st.button("Run why eval", type="primary", key="eval_run_why"):
         bar = st.progress(0.0, text="starting")
@@ -213,27 +257,54 @@ def why_section() -> None:
         cols = st.columns(3)
         for col, split in zip(cols, ("tune", "holdout", "all"), strict=True):
             m = current["metrics"][split]
-            col.metric(f"hit@3 · {split} ({m['n']})", "-" if m["hit_at_3"] is None else f"{100 * m['hit_at_3']:.1f}%",
-                       help=f"hit@1 {m['hit_at_1']}, MRR {m['mrr']}")
-        st.dataframe(pd.DataFrame([{"id": c["id"], "split": c["split"], "question": c["question"],
-                                    "expected": ", ".join(c["expect"]), "rank": c["rank"], "hit": c["hit"]}
-                                   for c in current["cases"]]), hide_index=True)
+            col.metric(
+                f"hit@3 · {split} ({m['n']})",
+                "-" if m["hit_at_3"] is None else f"{100 * m['hit_at_3']:.1f}%",
+                help=f"hit@1 {m['hit_at_1']}, MRR {m['mrr']}",
+            )
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "id": c["id"],
+                        "split": c["split"],
+                        "question": c["question"],
+                        "expected": ", ".join(c["expect"]),
+                        "rank": c["rank"],
+                        "hit": c["hit"],
+                    }
+                    for c in current["cases"]
+                ]
+            ),
+            hide_index=True,
+        )
         if current["skipped"]:
             st.caption(f"Skipped (data not on this machine): {', '.join(current['skipped'])}")
     past = list_runs(store.settings, "why", limit=20).runs
     if past:
         st.markdown("**Past why runs** (newest first)")
-        st.dataframe(pd.DataFrame([{"at": r.get("at"), "git": str(r.get("git_sha") or "-")[:12],
-                                    "hit@3 tune": (r.get("metrics", {}).get("tune") or {}).get("hit_at_3"),
-                                    "hit@3 holdout": (r.get("metrics", {}).get("holdout") or {}).get("hit_at_3")}
-                                   for r in past]), hide_index=True)
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "at": r.get("at"),
+                        "git": str(r.get("git_sha") or "-")[:12],
+                        "hit@3 tune": (r.get("metrics", {}).get("tune") or {}).get("hit_at_3"),
+                        "hit@3 holdout": (r.get("metrics", {}).get("holdout") or {}).get("hit_at_3"),
+                    }
+                    for r in past
+                ]
+            ),
+            hide_index=True,
+        )
     with st.expander("Metric definitions"):
         st.markdown(WHY_DEFINITIONS or "")
 
 
 st.title("Eval")
 guard_tab, replay_tab, memory_tab, why_tab, limits_tab = st.tabs(
-    ["Guard cases", "Replay history", "Memory benchmark", "Why questions", "Honest limits"])
+    ["Guard cases", "Replay history", "Memory benchmark", "Why questions", "Honest limits"]
+)
 with guard_tab:
     guard_section()
 with replay_tab:

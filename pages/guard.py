@@ -14,13 +14,17 @@ from ui.evidence import md
 from ui.guard_input import INPUTS, GuardInput, GuardRun, read_input
 from ui.guard_review import show_review
 
-FEEDBACK = {"ack": "ack — keep it, and note that it is known",
-            "wrong": "wrong — dismiss it for these lines",
-            "override": "override — my words become the decision that replaces it"}
+FEEDBACK = {
+    "ack": "ack — keep it, and note that it is known",
+    "wrong": "wrong — dismiss it for these lines",
+    "override": "override — my words become the decision that replaces it",
+}
 
 st.title("Guard")
-st.caption("Paste a diff, upload a patch or name a stored PR: RGuard finds the earlier decisions it touches, checks "
-           "their premises, and shows the quote, the link, who to ask and the Cypher it ran.")
+st.caption(
+    "Paste a diff, upload a patch or name a stored PR: RGuard finds the earlier decisions it touches, checks "
+    "their premises, and shows the quote, the link, who to ask and the Cypher it ran."
+)
 
 repo = require_repo()
 if not repo:
@@ -42,8 +46,14 @@ def guard(inp: GuardInput, judge: str) -> None:
     set_url_param("pr", str(inp.pr) if inp.pr is not None else None)
 
 
-choice = st.radio("Input", list(INPUTS), format_func=lambda k: INPUTS[k], horizontal=True, key="guard_input",
-                  help="One input at a time: the verdict names the one it judged.")
+choice = st.radio(
+    "Input",
+    list(INPUTS),
+    format_func=lambda k: INPUTS[k],
+    horizontal=True,
+    key="guard_input",
+    help="One input at a time: the verdict names the one it judged.",
+)
 with st.form("guard_form"):
     pasted, uploaded, pr_text = "", None, ""
     if choice == "paste":
@@ -53,18 +63,30 @@ with st.form("guard_form"):
     else:
         pr_text = st.text_input("PR number or URL (guarded as stored in the graph)", key="guard_pr")
     judges = ["offline", "llm"] if llm_ready else ["offline"]
-    judge = st.radio("Judge", judges, horizontal=True, key="guard_judge",
-                     help="offline is deterministic; llm asks the configured endpoint and fails loudly if it cannot")
+    judge = st.radio(
+        "Judge",
+        judges,
+        horizontal=True,
+        key="guard_judge",
+        help="offline is deterministic; llm asks the configured endpoint and fails loudly if it cannot",
+    )
     if not llm_ready:
-        st.caption("The LLM judge is unavailable: no OpenAI-compatible endpoint is configured "
-                   "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).")
+        st.caption(
+            "The LLM judge is unavailable: no OpenAI-compatible endpoint is configured "
+            "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart)."
+        )
     run = st.form_submit_button("Guard", type="primary")
 
 if run:
     try:
-        inp = read_input(choice, repo, pasted=pasted, pr_text=pr_text,
-                         upload_name=uploaded.name if uploaded is not None else None,
-                         upload_bytes=uploaded.getvalue() if uploaded is not None else None)
+        inp = read_input(
+            choice,
+            repo,
+            pasted=pasted,
+            pr_text=pr_text,
+            upload_name=uploaded.name if uploaded is not None else None,
+            upload_bytes=uploaded.getvalue() if uploaded is not None else None,
+        )
     except RGuardError as e:
         st.session_state.pop("guard_run", None)
         st.error(page_message(e))
@@ -131,25 +153,36 @@ if current is not None and current.report.repo == repo:
     n = len(report.findings)
     judged = current.input.label
     if report.verdict == "warn":
-        st.error(f"Warn on {judged}: it contradicts {sum(f.label == 'contradicts' for f in report.findings)} earlier "
-                 f"decision(s). Read the receipts below before merging.")
+        st.error(
+            f"Warn on {judged}: it contradicts {sum(f.label == 'contradicts' for f in report.findings)} earlier "
+            f"decision(s). Read the receipts below before merging."
+        )
     elif report.verdict == "note":
         st.warning(f"Note on {judged}: {n} related decision(s) — nothing contradicted, but worth a look.")
     else:
-        st.success(f"Pass on {judged}: no earlier decision is touched by this change"
-                   + (" (dismissed findings below)." if report.dismissed else "."))
+        st.success(
+            f"Pass on {judged}: no earlier decision is touched by this change"
+            + (" (dismissed findings below)." if report.dismissed else ".")
+        )
     flash = st.session_state.pop("guard_flash", None)
     if flash:
         st.success(flash)
     t = report.timings_ms
-    st.caption(f"parse {t['parse']:.1f} ms · graph {t['graph']:.1f} ms · judge {t['judge']:.1f} ms · "
-               f"total {t['total']:.1f} ms · {len(report.cypher)} Cypher statements")
+    st.caption(
+        f"parse {t['parse']:.1f} ms · graph {t['graph']:.1f} ms · judge {t['judge']:.1f} ms · "
+        f"total {t['total']:.1f} ms · {len(report.cypher)} Cypher statements"
+    )
     for note in report.notes:
         st.info(md(note))
     given = entries(store.repo_graph(repo), [f.decision_id for f in report.findings + report.dismissed])
     # the review (ui/guard_review.py) draws every finding; this page adds what reviewers said and the feedback form
-    show_review(store, repo, report, current.input.diff,
-                extras=lambda f: reviewer_extras(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"]))
+    show_review(
+        store,
+        repo,
+        report,
+        current.input.diff,
+        extras=lambda f: reviewer_extras(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"]),
+    )
     if report.dismissed:
         st.subheader(f"Dismissed by reviewers ({len(report.dismissed)}) — not counted in the verdict")
         for f in report.dismissed:

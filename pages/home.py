@@ -15,8 +15,10 @@ from ui.evidence import md
 GRAPH_PAGE = "pages/decision_graph.py"
 
 st.title("RGuard")
-st.caption("Decision memory for a code repository, with receipts: every decision and the claims it rests on, "
-           "quoted verbatim from the PRs, issues, reviews and ADRs they came from.")
+st.caption(
+    "Decision memory for a code repository, with receipts: every decision and the claims it rests on, "
+    "quoted verbatim from the PRs, issues, reviews and ADRs they came from."
+)
 
 
 def go_graph(focus: str | None = None, status: str | None = None) -> None:
@@ -48,11 +50,13 @@ def items(title: str, rows: list[HealthItem], key: str, empty: str) -> None:
 
 def metrics(h: RepoHealth) -> None:
     cols = st.columns(5)
-    figures = (("Need review", h.counts.get("needs_review", 0), "needs review"),
-               ("Fallen decisions", h.counts.get("fallen_decisions", 0), "fallen"),
-               ("Fallen claims", h.counts.get("fallen_claims", 0), None),
-               ("Quarantined sources", h.counts.get("quarantined", 0), None),
-               ("Superseded / reverted", h.counts.get("replaced", 0), "superseded"))
+    figures = (
+        ("Need review", h.counts.get("needs_review", 0), "needs review"),
+        ("Fallen decisions", h.counts.get("fallen_decisions", 0), "fallen"),
+        ("Fallen claims", h.counts.get("fallen_claims", 0), None),
+        ("Quarantined sources", h.counts.get("quarantined", 0), None),
+        ("Superseded / reverted", h.counts.get("replaced", 0), "superseded"),
+    )
     for col, (name, value, status) in zip(cols, figures, strict=True):
         col.metric(name, value)
         if status and value and col.button("show", key=f"home_metric_{name}", type="tertiary"):
@@ -65,8 +69,10 @@ def freshness(h: RepoHealth) -> None:
     if h.age_days is None:
         st.caption("Ingest freshness: unknown (no ingest time recorded).")
     elif h.age_days > 30:
-        st.warning(f"Last ingest {h.age_days:.0f} days ago ({md(str(h.ingested_at)[:10])}): newer decisions are not "
-                   "in the graph yet. Ingest again from the Ingest page.")
+        st.warning(
+            f"Last ingest {h.age_days:.0f} days ago ({md(str(h.ingested_at)[:10])}): newer decisions are not "
+            "in the graph yet. Ingest again from the Ingest page."
+        )
     else:
         st.caption(f"Last ingest {md(str(h.ingested_at)[:16])} ({h.age_days:.1f} days ago).")
 
@@ -76,11 +82,18 @@ def eval_trend() -> None:
     rows = []
     for r in reversed(list_runs(store.settings, "guard", limit=30).runs):
         m = r.get("metrics", {})
-        rows.append({"at": r.get("at"), "guard recall": m.get("recall"), "guard false warnings": m.get("false_positive_rate")})
+        rows.append(
+            {"at": r.get("at"), "guard recall": m.get("recall"), "guard false warnings": m.get("false_positive_rate")}
+        )
     for r in reversed(list_runs(store.settings, "why", limit=30).runs):
         m = r.get("metrics", {})
-        rows.append({"at": r.get("at"), "why hit@3 (holdout)": (m.get("holdout") or {}).get("hit_at_3"),
-                     "why hit@3 (tune)": (m.get("tune") or {}).get("hit_at_3")})
+        rows.append(
+            {
+                "at": r.get("at"),
+                "why hit@3 (holdout)": (m.get("holdout") or {}).get("hit_at_3"),
+                "why hit@3 (tune)": (m.get("tune") or {}).get("hit_at_3"),
+            }
+        )
     st.markdown("**Eval trend**")
     if not rows:
         st.caption("No eval runs yet: run them on the Eval page or with `python -m rguard_core eval …`.")
@@ -113,7 +126,9 @@ def dashboard(repo: str) -> None:
             st.caption("No guard runs recorded yet (the Guard page and `rguard guard` record them).")
         for r in runs:
             cited = "; ".join(f["summary"] for f in r.get("findings", [])[:2])
-            st.text(f"{str(r.get('at'))[:16]} · {r.get('verdict')} · {r.get('where')}" + (f" · {cited}" if cited else ""))
+            st.text(
+                f"{str(r.get('at'))[:16]} · {r.get('verdict')} · {r.get('where')}" + (f" · {cited}" if cited else "")
+            )
         eval_trend()
     with st.expander("Everything the graph holds"):
         st.dataframe(pd.DataFrame(sorted(ov.counts.items()), columns=["node", "count"]), hide_index=True)

@@ -13,28 +13,40 @@ from ui.evidence import visible
 st.title("Ingest")
 st.caption("Decisions and claims are kept only as exact quotes of their source, with offsets.")
 
-SOURCES = {"GitHub repository or PR URL": "github", "Snapshot folder (GitHub REST shapes)": "snapshot",
-           "Local git clone": "git"}
+SOURCES = {
+    "GitHub repository or PR URL": "github",
+    "Snapshot folder (GitHub REST shapes)": "snapshot",
+    "Local git clone": "git",
+}
 
 with st.form("ingest"):
     label = st.radio("Source", list(SOURCES), horizontal=True)
     kind = SOURCES[label]
-    target = st.text_input("Repository (OWNER/NAME), PR URL, or folder path", key="ingest_target",
-                           placeholder="acme/tollgate · https://github.com/o/r/pull/12 · /path/to/folder")
+    target = st.text_input(
+        "Repository (OWNER/NAME), PR URL, or folder path",
+        key="ingest_target",
+        placeholder="acme/tollgate · https://github.com/o/r/pull/12 · /path/to/folder",
+    )
     c1, c2, c3 = st.columns(3)
     repo = c1.text_input("Repository name for git clones (OWNER/NAME)", key="ingest_repo")
     llm_ready = bool(get_store().settings.openai_base_url)
-    extractor = c2.selectbox("Extractor", ["offline", "llm"] if llm_ready else ["offline"], key="ingest_extractor",
-                             help="llm asks the configured OpenAI-compatible endpoint" if llm_ready else
-                             "The LLM extractor is unavailable: no OpenAI-compatible endpoint is configured "
-                             "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).")
+    extractor = c2.selectbox(
+        "Extractor",
+        ["offline", "llm"] if llm_ready else ["offline"],
+        key="ingest_extractor",
+        help="llm asks the configured OpenAI-compatible endpoint"
+        if llm_ready
+        else "The LLM extractor is unavailable: no OpenAI-compatible endpoint is configured "
+        "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).",
+    )
     max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
     api_url = st.text_input("GitHub API URL (blank: GITHUB_API_URL or api.github.com)", key="ingest_api")
     submitted = st.form_submit_button("Ingest", type="primary")
 
 if submitted:
-    req = IngestRequest(kind, target, repo=repo or None, extractor=extractor, max_prs=int(max_prs),
-                        api_url=api_url or None)
+    req = IngestRequest(
+        kind, target, repo=repo or None, extractor=extractor, max_prs=int(max_prs), api_url=api_url or None
+    )
     status = st.status("Ingesting…", expanded=True)
     bar = status.progress(0.0, text="starting")
 
@@ -60,12 +72,24 @@ if last:
     cov = last["coverage"]
     st.subheader(f"Coverage report — {last['repo']}")
     cols = st.columns(6)
-    for col, (k, name) in zip(cols, [("pulls", "PRs"), ("issues", "Issues"), ("docs", "Docs"), ("people", "People"),
-                                     ("decisions", "Decisions"), ("claims", "Claims")], strict=True):
+    for col, (k, name) in zip(
+        cols,
+        [
+            ("pulls", "PRs"),
+            ("issues", "Issues"),
+            ("docs", "Docs"),
+            ("people", "People"),
+            ("decisions", "Decisions"),
+            ("claims", "Claims"),
+        ],
+        strict=True,
+    ):
         col.metric(name, cov[k])
-    st.write(f"Alternatives: **{cov['alternatives']}** · quotes kept: **{cov['quotes_kept']}** · "
-             f"rejected: **{sum(cov['quotes_rejected'].values())}** · unresolved links: "
-             f"**{len(cov['unresolved_links'])}** · timings (s): {last['timings_s']}")
+    st.write(
+        f"Alternatives: **{cov['alternatives']}** · quotes kept: **{cov['quotes_kept']}** · "
+        f"rejected: **{sum(cov['quotes_rejected'].values())}** · unresolved links: "
+        f"**{len(cov['unresolved_links'])}** · timings (s): {last['timings_s']}"
+    )
     if cov["rejected_examples"]:
         st.markdown("**Quotes rejected (not verbatim or empty)**")
         st.dataframe(pd.DataFrame(cov["rejected_examples"]), hide_index=True)
@@ -74,7 +98,9 @@ if last:
     skipped = [p.removeprefix("skipped ") for p in cov["problems"] if p.startswith("skipped ")]
     problems = [p for p in cov["problems"] if p not in counted and not p.startswith("skipped ")]
     for line in counted:
-        st.caption(visible(line[:1].upper() + line[1:]) + (f"; {len(skipped)} skipped, listed below." if skipped else "."))
+        st.caption(
+            visible(line[:1].upper() + line[1:]) + (f"; {len(skipped)} skipped, listed below." if skipped else ".")
+        )
     if skipped:
         with st.expander(f"Skipped files ({len(skipped)}) and why"):
             for line in skipped:

@@ -24,9 +24,15 @@ def _path(settings: Settings) -> Path:
 
 def record_guard_run(settings: Settings, report: GuardReport, where: str) -> None:
     """Append one run; never raises for a full disk or a read-only data dir (the guard's answer matters more)."""
-    rec = {"at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "repo": report.repo, "verdict": report.verdict,
-           "where": where, "findings": [{"label": f.label, "summary": f.summary[:120], "decision_id": f.decision_id}
-                                        for f in report.findings[:5]]}
+    rec = {
+        "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "repo": report.repo,
+        "verdict": report.verdict,
+        "where": where,
+        "findings": [
+            {"label": f.label, "summary": f.summary[:120], "decision_id": f.decision_id} for f in report.findings[:5]
+        ],
+    }
     path = _path(settings)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

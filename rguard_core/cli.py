@@ -34,21 +34,31 @@ COMMAND_MODULES = [
 # Top-level command -> the module that registers it, so a command imports only its own module (a warm CLI call
 # must answer in well under a second). A command missing here still works: the full parser is built.
 COMMAND_OWNERS = {
-    "repos": "rguard_core.commands.repos", "ingest": "rguard_core.commands.ingest",
-    "export": "rguard_core.commands.export", "seed": "rguard_core.commands.seed",
-    "guard": "rguard_core.commands.guard", "feedback": "rguard_core.commands.guard",
-    "memory": "rguard_core.commands.memory", "why": "rguard_core.commands.why",
-    "eval": "rguard_core.commands.eval", "engine": "rguard_core.commands.engine",
-    "who-knows": "rguard_core.commands.lookup", "premises": "rguard_core.commands.lookup",
-    "mcp": "rguard_core.commands.mcp", "precommit": "rguard_core.commands.precommit",
-    "action": "rguard_core.commands.action", "codemap": "rguard_core.commands.codemap",
+    "repos": "rguard_core.commands.repos",
+    "ingest": "rguard_core.commands.ingest",
+    "export": "rguard_core.commands.export",
+    "seed": "rguard_core.commands.seed",
+    "guard": "rguard_core.commands.guard",
+    "feedback": "rguard_core.commands.guard",
+    "memory": "rguard_core.commands.memory",
+    "why": "rguard_core.commands.why",
+    "eval": "rguard_core.commands.eval",
+    "engine": "rguard_core.commands.engine",
+    "who-knows": "rguard_core.commands.lookup",
+    "premises": "rguard_core.commands.lookup",
+    "mcp": "rguard_core.commands.mcp",
+    "precommit": "rguard_core.commands.precommit",
+    "action": "rguard_core.commands.action",
+    "codemap": "rguard_core.commands.codemap",
 }
 
 EXIT_ERROR = 2
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rguard", description="RGuard: decision memory for a repository, with receipts.")
+    parser = argparse.ArgumentParser(
+        prog="rguard", description="RGuard: decision memory for a repository, with receipts."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     owner = COMMAND_OWNERS.get(command or "")
     for mod in [owner] if owner else COMMAND_MODULES:

@@ -26,12 +26,15 @@ MAX_LINE = 400
 
 # FalkorDB's own messages, mapped to what the user can do about them (first match wins).
 _STORE_MESSAGES: tuple[tuple[str, str], ...] = (
-    ("operates only on non-negative integers",
-     "a limit or offset is negative or not a whole number; pass a positive number (for example --limit 10)"),
-    ("failed to parse query parameter",
-     "a value holds characters the graph store cannot read (such as a NUL); remove them and try again"),
-    ("surrogates not allowed",
-     "a value is not valid UTF-8 text; pass it as UTF-8"),
+    (
+        "operates only on non-negative integers",
+        "a limit or offset is negative or not a whole number; pass a positive number (for example --limit 10)",
+    ),
+    (
+        "failed to parse query parameter",
+        "a value holds characters the graph store cannot read (such as a NUL); remove them and try again",
+    ),
+    ("surrogates not allowed", "a value is not valid UTF-8 text; pass it as UTF-8"),
     ("type mismatch", "a value has the wrong type for this request; check the arguments"),
 )
 
@@ -43,8 +46,10 @@ def check_args(args: argparse.Namespace, argv: Sequence[str]) -> None:
         values = value if isinstance(value, list) else [value]
         for v in values:
             if isinstance(v, (str, os.PathLike)) and not _is_utf8(os.fspath(v)):
-                raise InvalidInput(f"{_which(name, os.fspath(v), argv)} is not valid UTF-8 text; pass it as UTF-8 "
-                                   "(for example convert it with iconv -t UTF-8)")
+                raise InvalidInput(
+                    f"{_which(name, os.fspath(v), argv)} is not valid UTF-8 text; pass it as UTF-8 "
+                    "(for example convert it with iconv -t UTF-8)"
+                )
 
 
 def _which(dest: str, value: str | bytes, argv: Sequence[str]) -> str:
@@ -74,8 +79,9 @@ def user_message(e: RGuardError) -> str:
         # the engine's message ends with its server log, which it names; one line here, the log stays there
         return str(e).split("\n", 1)[0].rstrip(" :")
     if isinstance(e, QueryTimeout):
-        return (f"a graph query ran past its {e.timeout_ms} ms limit; narrow the request or raise "
-                "RGUARD_QUERY_TIMEOUT_MS")
+        return (
+            f"a graph query ran past its {e.timeout_ms} ms limit; narrow the request or raise RGUARD_QUERY_TIMEOUT_MS"
+        )
     if isinstance(e, QueryFailed):
         cause = _CYPHER_CONTEXT.split(" ".join(str(e.cause).split()), maxsplit=1)[0].rstrip(" ,:;")
         hint = next((h for key, h in _STORE_MESSAGES if key in cause.lower()), None)
@@ -90,8 +96,10 @@ def log_path() -> Path:
 
 def log_crash(exc: BaseException, argv: Sequence[str] | None, details: str = "") -> Path:
     """Append the traceback (and the command line) to the error log; returns where it went."""
-    text = (f"--- {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')} rguard {' '.join(argv or [])}\n"
-            f"{details}{''.join(traceback.format_exception(exc))}\n")
+    text = (
+        f"--- {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')} rguard {' '.join(argv or [])}\n"
+        f"{details}{''.join(traceback.format_exception(exc))}\n"
+    )
     for path in (log_path(), Path(tempfile.gettempdir()) / f"rguard-{os.getuid()}-{LOG_NAME}"):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -106,8 +114,10 @@ def log_crash(exc: BaseException, argv: Sequence[str] | None, details: str = "")
 
 
 def crash_message(exc: BaseException, where: Path) -> str:
-    return (f"internal error ({type(exc).__name__}: {_short(' '.join(str(exc).split()))}); "
-            f"the full traceback is in {where}; please report it")
+    return (
+        f"internal error ({type(exc).__name__}: {_short(' '.join(str(exc).split()))}); "
+        f"the full traceback is in {where}; please report it"
+    )
 
 
 def _short(text: str) -> str:

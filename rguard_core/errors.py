@@ -1,29 +1,29 @@
 """Every error RGuard raises on purpose, each carrying the context a user needs to act on it.
 
-    RGuardError
-    ├── ConfigError                   a setting is missing or malformed
-    ├── InvalidInput                  bad user input (repo name, diff, scenario file, CLI args)
-    │   ├── InvalidRepoName
-    │   ├── DiffParseError
-    │   └── ScenarioError             a memory scenario file that cannot load (nothing written)
-    ├── StoreError                    the graph store failed
-    │   ├── ConnectionFailed          cannot start or reach FalkorDB
-    │   │   └── EngineStartFailed     the data dir's embedded engine cannot start (unwritable dir, corrupt file)
-    │   ├── QueryFailed               a statement failed (carries query, params, graph)
-    │   │   ├── QueryTimeout          a statement ran past its time limit
-    │   │   └── ResultTruncated       the server capped a result (RESULTSET_SIZE); nothing is used half-read
-    │   ├── UnknownRepository         no graph exists for that repository
-    │   └── IncompleteGraph           the last ingest into the graph did not finish (nothing is served)
-    ├── SourceError                   an external history source failed
-    │   ├── GitHubError               carries status, url
-    │   │   ├── RepoNotFound          404: no such repository (nothing written)
-    │   │   └── RateLimited           carries reset_at: when to retry
-    │   ├── SnapshotError             a snapshot folder is missing or malformed
-    │   ├── BadRecord                 a GitHub/snapshot record has the wrong shape (carries where, field)
-    │   └── GitSourceError            a local git clone cannot be read
-    ├── LLMError                      the LLM endpoint failed or answered garbage (no silent fallback)
-    └── ConflictError                 a compare-and-set lost (409-style)
-        └── StaleCorrectionPreview    the graph changed since the preview was taken
+RGuardError
+├── ConfigError                   a setting is missing or malformed
+├── InvalidInput                  bad user input (repo name, diff, scenario file, CLI args)
+│   ├── InvalidRepoName
+│   ├── DiffParseError
+│   └── ScenarioError             a memory scenario file that cannot load (nothing written)
+├── StoreError                    the graph store failed
+│   ├── ConnectionFailed          cannot start or reach FalkorDB
+│   │   └── EngineStartFailed     the data dir's embedded engine cannot start (unwritable dir, corrupt file)
+│   ├── QueryFailed               a statement failed (carries query, params, graph)
+│   │   ├── QueryTimeout          a statement ran past its time limit
+│   │   └── ResultTruncated       the server capped a result (RESULTSET_SIZE); nothing is used half-read
+│   ├── UnknownRepository         no graph exists for that repository
+│   └── IncompleteGraph           the last ingest into the graph did not finish (nothing is served)
+├── SourceError                   an external history source failed
+│   ├── GitHubError               carries status, url
+│   │   ├── RepoNotFound          404: no such repository (nothing written)
+│   │   └── RateLimited           carries reset_at: when to retry
+│   ├── SnapshotError             a snapshot folder is missing or malformed
+│   ├── BadRecord                 a GitHub/snapshot record has the wrong shape (carries where, field)
+│   └── GitSourceError            a local git clone cannot be read
+├── LLMError                      the LLM endpoint failed or answered garbage (no silent fallback)
+└── ConflictError                 a compare-and-set lost (409-style)
+    └── StaleCorrectionPreview    the graph changed since the preview was taken
 """
 
 from __future__ import annotations
@@ -96,8 +96,13 @@ class QueryTimeout(QueryFailed):
 class ResultTruncated(QueryFailed):
     def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cap: int) -> None:
         self.cap = cap
-        super().__init__(graph, query, params, f"the server returned exactly its result cap of {cap} rows "
-                         "(RESULTSET_SIZE), so the answer may be cut short; page the read or raise the cap")
+        super().__init__(
+            graph,
+            query,
+            params,
+            f"the server returned exactly its result cap of {cap} rows "
+            "(RESULTSET_SIZE), so the answer may be cut short; page the read or raise the cap",
+        )
 
 
 class UnknownRepository(StoreError):
@@ -112,9 +117,11 @@ class IncompleteGraph(StoreError):
         self.state = state
         since = f" (ingest from {source} started {at})" if source else ""
         kind, _, where = (source or "").partition(":")
-        again = {"snapshot": f" (python -m rguard_core ingest snapshot {where} --repo {repo})",
-                 "git": f" (python -m rguard_core ingest git {where} --repo {repo})",
-                 "github": f" (python -m rguard_core ingest github {repo})"}.get(kind, "")
+        again = {
+            "snapshot": f" (python -m rguard_core ingest snapshot {where} --repo {repo})",
+            "git": f" (python -m rguard_core ingest git {where} --repo {repo})",
+            "github": f" (python -m rguard_core ingest github {repo})",
+        }.get(kind, "")
         super().__init__(
             f"the graph of {repo} is not completely written: its last ingest is still '{state}'{since}; it was "
             f"killed or failed half way (or is running now): wait for it, or run the ingest again{again}"

@@ -17,8 +17,9 @@ def export_graph(store: Store, repo: str) -> dict[str, Any]:
     require_complete(graph)
     nodes = [
         {"id": r["props"].get("id"), "labels": r["labels"], "props": r["props"]}
-        for r in graph.paged("MATCH (n) RETURN labels(n) AS labels, properties(n) AS props ORDER BY ID(n)",
-                             name="export.nodes")
+        for r in graph.paged(
+            "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props ORDER BY ID(n)", name="export.nodes"
+        )
     ]
     edges = [
         {"src": r["src"], "dst": r["dst"], "type": r["type"], "props": r["props"]}

@@ -41,8 +41,22 @@ GROUP_OVER = 40  # more decisions than this: draw directories, not decisions
 SEARCH_LIMIT = 25
 LIST_LIMIT = 500
 _NUMBER = re.compile(r"^\s*(?:(pr|pull|issue|#)\s*[:#]?\s*#?)(\d+)\s*$", re.I)
-_PREFIXES = ("decision:", "claim:", "pr:", "issue:", "comment:", "review:", "doc:", "action:", "corr:", "src:",
-             "commit:", "file:", "person:", "dir:")
+_PREFIXES = (
+    "decision:",
+    "claim:",
+    "pr:",
+    "issue:",
+    "comment:",
+    "review:",
+    "doc:",
+    "action:",
+    "corr:",
+    "src:",
+    "commit:",
+    "file:",
+    "person:",
+    "dir:",
+)
 WORST_FIRST = ("fallen", "needs review", "superseded", "holds")
 
 
@@ -117,22 +131,41 @@ def _decision_hits(g: Graph, ids: list[str], why: str) -> list[SearchHit]:
     if not ids:
         return []
     rows = {r["id"]: r for r in g.read(_Q_DECISION_HITS, {"ids": ids}, name="focus.decision_hits")}
-    return [SearchHit(i, "decision", _short(rows[i]["summary"] or i, 90),
-                      decision_status(rows[i]["status"], rows[i]["holds"], rows[i]["label"], int(rows[i]["newer"] or 0)),
-                      why) for i in ids if i in rows]
+    return [
+        SearchHit(
+            i,
+            "decision",
+            _short(rows[i]["summary"] or i, 90),
+            decision_status(rows[i]["status"], rows[i]["holds"], rows[i]["label"], int(rows[i]["newer"] or 0)),
+            why,
+        )
+        for i in ids
+        if i in rows
+    ]
 
 
 def _by_number(g: Graph, kind: str, n: int) -> list[SearchHit]:
     labels = ["PR"] if kind in ("pr", "pull") else ["Issue"] if kind == "issue" else ["PR", "Issue"]
     out: list[SearchHit] = []
     for label in labels:
-        rows = g.read(f"MATCH (s:{label} {{number: $n}}) RETURN s.id AS id, s.title AS title, s.quarantined AS q, "
-                      "[(d:Decision)-[:DERIVED_FROM]->(s) | d.id] AS ds", {"n": n}, name="focus.by_number")
+        rows = g.read(
+            f"MATCH (s:{label} {{number: $n}}) RETURN s.id AS id, s.title AS title, s.quarantined AS q, "
+            "[(d:Decision)-[:DERIVED_FROM]->(s) | d.id] AS ds",
+            {"n": n},
+            name="focus.by_number",
+        )
         for r in rows:
             out += _decision_hits(g, sorted(r["ds"]), "number")
             name = f"{'PR' if label == 'PR' else 'Issue'} #{n}"
-            out.append(SearchHit(r["id"], "source", f"{name} · {_short(r['title'] or '', 80)}",
-                                 "quarantined" if r["q"] else "holds", "number"))
+            out.append(
+                SearchHit(
+                    r["id"],
+                    "source",
+                    f"{name} · {_short(r['title'] or '', 80)}",
+                    "quarantined" if r["q"] else "holds",
+                    "number",
+                )
+            )
     return out
 
 
@@ -141,8 +174,11 @@ def _by_id(g: Graph, q: str) -> list[SearchHit]:
         return _decision_hits(g, [q], "id")
     if q.startswith(("file:", "person:", "dir:")):
         return [SearchHit(q, q.split(":", 1)[0], q.split(":", 1)[1], "holds", "id")]
-    for label, typ, title in (("Source", "source", "coalesce(n.title, n.path, n.id)"),
-                              ("Claim", "claim", "n.statement"), ("Action", "action", "n.summary")):
+    for label, typ, title in (
+        ("Source", "source", "coalesce(n.title, n.path, n.id)"),
+        ("Claim", "claim", "n.statement"),
+        ("Action", "action", "n.summary"),
+    ):
         rows = g.read(f"MATCH (n:{label} {{id: $id}}) RETURN n.id AS id, {title} AS t", {"id": q}, name="focus.by_id")
         if rows:
             return [SearchHit(q, typ, _short(rows[0]["t"] or q, 90), "holds", "id")]
@@ -150,17 +186,30 @@ def _by_id(g: Graph, q: str) -> list[SearchHit]:
 
 
 def _people(g: Graph, login: str) -> list[SearchHit]:
-    rows = g.read("MATCH (p:Person) WHERE toLower(p.login) CONTAINS toLower($q) "
-                  "RETURN p.login AS login, size([(p)-[:AUTHORED]->(:PR) | 1]) AS prs ORDER BY prs DESC, login LIMIT 5",
-                  {"q": login.strip()}, name="focus.people") if login.strip() else []
-    return [SearchHit(f"person:{r['login']}", "person", f"@{r['login']} · {r['prs']} PR(s)", "holds", "person")
-            for r in rows if r["prs"]]
+    rows = (
+        g.read(
+            "MATCH (p:Person) WHERE toLower(p.login) CONTAINS toLower($q) "
+            "RETURN p.login AS login, size([(p)-[:AUTHORED]->(:PR) | 1]) AS prs ORDER BY prs DESC, login LIMIT 5",
+            {"q": login.strip()},
+            name="focus.people",
+        )
+        if login.strip()
+        else []
+    )
+    return [
+        SearchHit(f"person:{r['login']}", "person", f"@{r['login']} · {r['prs']} PR(s)", "holds", "person")
+        for r in rows
+        if r["prs"]
+    ]
 
 
 def _files(g: Graph, q: str) -> list[SearchHit]:
-    rows = g.read("MATCH (f:File) WHERE f.path CONTAINS $q WITH f LIMIT 200 "
-                  "RETURN f.path AS path, size([(f)<-[:TOUCHES]-(:PR) | 1]) AS prs ORDER BY prs DESC, path LIMIT 8",
-                  {"q": q.strip()}, name="focus.files")
+    rows = g.read(
+        "MATCH (f:File) WHERE f.path CONTAINS $q WITH f LIMIT 200 "
+        "RETURN f.path AS path, size([(f)<-[:TOUCHES]-(:PR) | 1]) AS prs ORDER BY prs DESC, path LIMIT 8",
+        {"q": q.strip()},
+        name="focus.files",
+    )
     out = [SearchHit(f"file:{r['path']}", "file", f"{r['path']} · {r['prs']} PR(s)", "holds", "file") for r in rows]
     dirs = sorted({r["path"].rsplit("/", 1)[0] + "/" for r in rows if "/" in r["path"] and q.strip() in r["path"]})
     out += [SearchHit(f"dir:{d}", "dir", f"{d} (directory)", "holds", "file") for d in dirs[:3]]
@@ -171,13 +220,19 @@ def _decisions_by_text(g: Graph, q: str) -> list[SearchHit]:
     words = [w for w in re.findall(r"[^\W_]+(?:_+[^\W_]+)*", q) if len(w) > 1]
     ids: list[str] = []
     if words:
-        rows = g.read("CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
-                      "RETURN node.id AS id ORDER BY score DESC, id LIMIT $k", {"q": " ".join(words), "k": SEARCH_LIMIT},
-                      name="focus.text")
+        rows = g.read(
+            "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
+            "RETURN node.id AS id ORDER BY score DESC, id LIMIT $k",
+            {"q": " ".join(words), "k": SEARCH_LIMIT},
+            name="focus.text",
+        )
         ids = [r["id"] for r in rows]
     if not ids:
-        rows = g.read("MATCH (d:Decision) WHERE toLower(d.summary) CONTAINS $q RETURN d.id AS id ORDER BY id LIMIT $k",
-                      {"q": q.lower(), "k": SEARCH_LIMIT}, name="focus.contains")
+        rows = g.read(
+            "MATCH (d:Decision) WHERE toLower(d.summary) CONTAINS $q RETURN d.id AS id ORDER BY id LIMIT $k",
+            {"q": q.lower(), "k": SEARCH_LIMIT},
+            name="focus.contains",
+        )
         ids = [r["id"] for r in rows]
     return _decision_hits(g, ids, "text")
 
@@ -185,28 +240,39 @@ def _decisions_by_text(g: Graph, q: str) -> list[SearchHit]:
 # --- what a focus reaches ----------------------------------------------------------------------------------------
 _Q_START = {
     "decision": "MATCH (d:Decision {id: $id}) RETURN d.id AS id",
-    "source": ("MATCH (s:Source {id: $id}) WITH s "
-               "OPTIONAL MATCH (d1:Decision)-[:DERIVED_FROM]->(s) "
-               "OPTIONAL MATCH (s)-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Claim)<-[:PREMISE]-(:Justification)"
-               "-[:JUSTIFIES]->(d2:Decision) "
-               "WITH collect(DISTINCT d1.id) + collect(DISTINCT d2.id) AS ids UNWIND ids AS id RETURN DISTINCT id"),
-    "claim": ("MATCH (c:Claim {id: $id})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(x) WITH x "
-              "OPTIONAL MATCH (x)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d2:Decision) "
-              "WITH collect(DISTINCT CASE WHEN x:Decision THEN x.id END) + collect(DISTINCT d2.id) AS ids "
-              "UNWIND ids AS id RETURN DISTINCT id"),
+    "source": (
+        "MATCH (s:Source {id: $id}) WITH s "
+        "OPTIONAL MATCH (d1:Decision)-[:DERIVED_FROM]->(s) "
+        "OPTIONAL MATCH (s)-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Claim)<-[:PREMISE]-(:Justification)"
+        "-[:JUSTIFIES]->(d2:Decision) "
+        "WITH collect(DISTINCT d1.id) + collect(DISTINCT d2.id) AS ids UNWIND ids AS id RETURN DISTINCT id"
+    ),
+    "claim": (
+        "MATCH (c:Claim {id: $id})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(x) WITH x "
+        "OPTIONAL MATCH (x)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d2:Decision) "
+        "WITH collect(DISTINCT CASE WHEN x:Decision THEN x.id END) + collect(DISTINCT d2.id) AS ids "
+        "UNWIND ids AS id RETURN DISTINCT id"
+    ),
     "action": "MATCH (:Action {id: $id})-[:IMPLEMENTS]->(d:Decision) RETURN d.id AS id",
     "correction": "MATCH (:Correction {id: $id})-[:ABOUT]->(x) RETURN x.id AS id",
-    "file": ("MATCH (f:File {path: $path})<-[:TOUCHES|CHANGES]-(x) OPTIONAL MATCH (x)<-[:DERIVED_FROM]-(d1:Decision) "
-             "OPTIONAL MATCH (x)-[:IMPLEMENTS]->(d2:Decision) WITH collect(DISTINCT d1.id) + collect(DISTINCT d2.id) AS ids "
-             "UNWIND ids AS id RETURN DISTINCT id"),
-    "dir": ("MATCH (f:File) WHERE f.path STARTS WITH $path MATCH (f)<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) "
-            "RETURN DISTINCT d.id AS id"),
-    "person": ("MATCH (:Person {login: $login})-[:AUTHORED]->(s:Source)<-[:DERIVED_FROM]-(d:Decision) "
-               "RETURN DISTINCT d.id AS id"),
+    "file": (
+        "MATCH (f:File {path: $path})<-[:TOUCHES|CHANGES]-(x) OPTIONAL MATCH (x)<-[:DERIVED_FROM]-(d1:Decision) "
+        "OPTIONAL MATCH (x)-[:IMPLEMENTS]->(d2:Decision) WITH collect(DISTINCT d1.id) + collect(DISTINCT d2.id) AS ids "
+        "UNWIND ids AS id RETURN DISTINCT id"
+    ),
+    "dir": (
+        "MATCH (f:File) WHERE f.path STARTS WITH $path MATCH (f)<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) "
+        "RETURN DISTINCT d.id AS id"
+    ),
+    "person": (
+        "MATCH (:Person {login: $login})-[:AUTHORED]->(s:Source)<-[:DERIVED_FROM]-(d:Decision) "
+        "RETURN DISTINCT d.id AS id"
+    ),
 }
 # long pattern comprehensions with anonymous nodes came back empty on FalkorDB 4.x: plain MATCHes, UNION'ed
 _RELATED_PATTERNS = (
-    "(d)-[:SUPERSEDES]->(o:Decision)", "(d)<-[:SUPERSEDES]-(o:Decision)",
+    "(d)-[:SUPERSEDES]->(o:Decision)",
+    "(d)<-[:SUPERSEDES]-(o:Decision)",
     "(d)-[:DERIVED_FROM]->(:Source)-[:REVERTS]->(:Source)<-[:DERIVED_FROM]-(o:Decision)",
     "(d)-[:DERIVED_FROM]->(:Source)<-[:REVERTS]-(:Source)<-[:DERIVED_FROM]-(o:Decision)",
     "(d)-[:DERIVED_FROM]->(:Source)<-[:DERIVED_FROM]-(o:Decision)",
@@ -214,24 +280,36 @@ _RELATED_PATTERNS = (
 )
 _Q_RELATED = " UNION ".join(
     f"UNWIND $ids AS did MATCH (d:Decision {{id: did}}) MATCH {p} WHERE o.id <> did RETURN DISTINCT o.id AS id"
-    for p in _RELATED_PATTERNS)
-_Q_FILES_OF = ("UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(:Source)-[:TOUCHES]->(f:File) "
-               "RETURN DISTINCT f.path AS path ORDER BY path")
+    for p in _RELATED_PATTERNS
+)
+_Q_FILES_OF = (
+    "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(:Source)-[:TOUCHES]->(f:File) "
+    "RETURN DISTINCT f.path AS path ORDER BY path"
+)
 _Q_FILE_DECISIONS = (
     "UNWIND $paths AS path MATCH (f:File {path: path})<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(o:Decision) "
     "OPTIONAL MATCH (o)-[:DERIVED_FROM]->(s:Source) WITH path, o, max(coalesce(s.merged_at, s.created_at)) AS when "
     "ORDER BY coalesce(when, '') DESC RETURN path, collect(o.id)[0..$k] AS ds"
 )
 FILE_HUBS = 2  # a focused decision's code files, drawn as hubs to the other decisions on them
-_Q_NEWEST = ("UNWIND $ids AS did MATCH (d:Decision {id: did}) OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) "
-             "WITH d, max(coalesce(s.merged_at, s.created_at, s.date)) AS when "
-             "RETURN d.id AS id ORDER BY coalesce(when, '') DESC, id")
+_Q_NEWEST = (
+    "UNWIND $ids AS did MATCH (d:Decision {id: did}) OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) "
+    "WITH d, max(coalesce(s.merged_at, s.created_at, s.date)) AS when "
+    "RETURN d.id AS id ORDER BY coalesce(when, '') DESC, id"
+)
 
 
 def _focus_type(node_id: str) -> str:
     prefix = node_id.split(":", 1)[0]
-    return {"decision": "decision", "claim": "claim", "action": "action", "corr": "correction", "file": "file",
-            "dir": "dir", "person": "person"}.get(prefix, "source")
+    return {
+        "decision": "decision",
+        "claim": "claim",
+        "action": "action",
+        "corr": "correction",
+        "file": "file",
+        "dir": "dir",
+        "person": "person",
+    }.get(prefix, "source")
 
 
 def reached_decisions(g: Graph, node_id: str) -> list[str]:
@@ -278,8 +356,11 @@ def focus_view(store: Store, repo: str, node_id: str, hops: int = DEFAULT_HOPS) 
     present = {n.id for n in view.nodes}
     for path, ds in hubs.items():
         hub = f"file:{path}"
-        view.nodes.append(ViewNode(hub, "group", "file", path.rsplit("/", 1)[-1], f"File {path}\nother decisions "
-                                   "that touched it", "holds"))
+        view.nodes.append(
+            ViewNode(
+                hub, "group", "file", path.rsplit("/", 1)[-1], f"File {path}\nother decisions that touched it", "holds"
+            )
+        )
         view.edges += [ViewEdge(hub, d, "CONTAINS", f"{path} → decision") for d in ds if d in present]
     anchor = node_id if view.node(node_id) else None
     if anchor is None and _focus_type(node_id) in ("file", "dir", "person"):
@@ -362,8 +443,10 @@ _Q_BY_DIR = (
     "[p IN collect(DISTINCT s.path) WHERE p IS NOT NULL] AS docs "
     "RETURN d.id AS id, d.summary AS summary, d.quote AS quote, st, when, docs ORDER BY coalesce(when, '') DESC, id"
 )
-_Q_DECISION_FILES = ("MATCH (f:File)<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) "
-                     "RETURN d.id AS id, collect(DISTINCT f.path) AS files")
+_Q_DECISION_FILES = (
+    "MATCH (f:File)<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) "
+    "RETURN d.id AS id, collect(DISTINCT f.path) AS files"
+)
 
 
 def graph_signature(store: Store, repo: str) -> str:
@@ -371,9 +454,12 @@ def graph_signature(store: Store, repo: str) -> str:
     g = store.repo_graph(repo)
     if not g.exists():
         return "missing"
-    rows = g.read("MATCH (r:Repo {id: 'repo'}) WITH r.ingested_at AS at "
-                  "OPTIONAL MATCH (d:Decision) WITH at, count(d) AS d OPTIONAL MATCH (k:Correction) WITH at, d, count(k) AS k "
-                  "OPTIONAL MATCH (i:Incident) RETURN at, d, k, count(i) AS i", name="focus.signature")
+    rows = g.read(
+        "MATCH (r:Repo {id: 'repo'}) WITH r.ingested_at AS at "
+        "OPTIONAL MATCH (d:Decision) WITH at, count(d) AS d OPTIONAL MATCH (k:Correction) WITH at, d, count(k) AS k "
+        "OPTIONAL MATCH (i:Incident) RETURN at, d, k, count(i) AS i",
+        name="focus.signature",
+    )
     r = rows[0] if rows else {}
     return f"{r.get('at')}|{r.get('d')}|{r.get('k')}|{r.get('i')}"
 
@@ -411,23 +497,42 @@ def overview_view(store: Store, repo: str, statuses: tuple[str, ...] = (), group
         groups.setdefault(_main_dir(list(files.get(r["id"]) or []) + list(r["docs"] or [])), []).append(r)
     for d, members in sorted(groups.items()):
         worst = next((s for s in WORST_FIRST if any(m["st"] == s for m in members)), "holds")
-        counts = ", ".join(f"{sum(m['st'] == s for m in members)} {s}" for s in WORST_FIRST
-                           if any(m["st"] == s for m in members))
-        view.nodes.append(ViewNode(f"dir:{d}", "group", "dir", f"{d} · {len(members)}",
-                                   f"Directory {d}\n{len(members)} decision(s): {counts}", worst))
+        counts = ", ".join(
+            f"{sum(m['st'] == s for m in members)} {s}" for s in WORST_FIRST if any(m["st"] == s for m in members)
+        )
+        view.nodes.append(
+            ViewNode(
+                f"dir:{d}",
+                "group",
+                "dir",
+                f"{d} · {len(members)}",
+                f"Directory {d}\n{len(members)} decision(s): {counts}",
+                worst,
+            )
+        )
     if len(rows) <= group_over:
         for d, members in groups.items():
             for m in members:
                 summary = m["summary"] or m["id"]
-                view.nodes.append(ViewNode(m["id"], "decision", "decision", _short(summary, 34),
-                                           f"Decision: {summary}\nstatus: {m['st']}\n“{m['quote'] or ''}”", m["st"],
-                                           m["when"]))
+                view.nodes.append(
+                    ViewNode(
+                        m["id"],
+                        "decision",
+                        "decision",
+                        _short(summary, 34),
+                        f"Decision: {summary}\nstatus: {m['st']}\n“{m['quote'] or ''}”",
+                        m["st"],
+                        m["when"],
+                    )
+                )
                 view.edges.append(ViewEdge(f"dir:{d}", m["id"], "CONTAINS", f"{d} → decision"))
         view.decisions_shown = len(rows)
     else:
         view.hidden = [r["id"] for r in rows]
-        view.message = (f"{len(rows)} decisions in {len(groups)} directories: click a directory to see its decisions, "
-                        "or search above; the list beside the graph holds them all.")
+        view.message = (
+            f"{len(rows)} decisions in {len(groups)} directories: click a directory to see its decisions, "
+            "or search above; the list beside the graph holds them all."
+        )
     return view
 
 
@@ -456,13 +561,22 @@ def decision_rows(store: Store, repo: str, ids: list[str]) -> list[DecisionRow]:
         if r is None:
             continue
         sid = (r["sids"] or [""])[0] or ""
-        doc_title = next((t for s, t in zip(r["sids"], r["titles"], strict=False) if str(s).startswith("doc:") and t), None)
+        doc_title = next(
+            (t for s, t in zip(r["sids"], r["titles"], strict=False) if str(s).startswith("doc:") and t), None
+        )
         url = next((u for u in r["urls"] if u), None)
         when = max((w for w in r["whens"] if w), default=None)
-        out.append(DecisionRow(i, r["summary"] or i,
-                               decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0)),
-                               _short(doc_title, 40) if doc_title else source_name(sid) if sid else "",
-                               url, str(when)[:10] if when else None, tuple(r["files"] or ())))
+        out.append(
+            DecisionRow(
+                i,
+                r["summary"] or i,
+                decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0)),
+                _short(doc_title, 40) if doc_title else source_name(sid) if sid else "",
+                url,
+                str(when)[:10] if when else None,
+                tuple(r["files"] or ()),
+            )
+        )
     return out
 
 

@@ -15,8 +15,10 @@ from .db import WORKSPACE_PREFIX, Graph
 from .errors import IncompleteGraph
 
 COMPLETE = "complete"
-STATE_Q = ("MATCH (r:Repo {id: 'repo'}) RETURN r.ingest_state AS state, r.ingest_source AS source, "
-           "r.ingested_at AS at, r.full_name AS repo")
+STATE_Q = (
+    "MATCH (r:Repo {id: 'repo'}) RETURN r.ingest_state AS state, r.ingest_source AS source, "
+    "r.ingested_at AS at, r.full_name AS repo"
+)
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,17 @@ from dataclasses import dataclass
 
 from .db import Graph
 
-_PREFIX_TYPE = {"decision": "decision", "claim": "claim", "action": "action", "corr": "correction",
-                "inc": "incident", "file": "file", "person": "person", "alt": "alternative", "sym": "symbol"}
+_PREFIX_TYPE = {
+    "decision": "decision",
+    "claim": "claim",
+    "action": "action",
+    "corr": "correction",
+    "inc": "incident",
+    "file": "file",
+    "person": "person",
+    "alt": "alternative",
+    "sym": "symbol",
+}
 _SOURCE_PREFIXES = ("pr", "issue", "comment", "review", "doc", "commit", "src")
 _COMMENT = re.compile(r"^(review|comment):(pr|issue):(\d+):")
 _CLAIMED = re.compile(r"^(?:claim|alt):(.+):\d+:\d+$")
@@ -109,14 +118,20 @@ _Q_OWN = {
     "claim": "UNWIND $ids AS x MATCH (n:Claim {id: x}) RETURN n.id AS id, n.statement AS title",
     "action": "UNWIND $ids AS x MATCH (n:Action {id: x}) RETURN n.id AS id, n.summary AS title",
     "alternative": "UNWIND $ids AS x MATCH (n:Alternative {id: x}) RETURN n.id AS id, n.text AS title",
-    "correction": ("UNWIND $ids AS x MATCH (n:Correction {id: x}) RETURN n.id AS id, "
-                   "coalesce(n.kind, 'correction') + ' correction by ' + coalesce(n.by, '?') + "
-                   "coalesce(': ' + n.reason, '') AS title"),
-    "incident": ("UNWIND $ids AS x MATCH (n:Incident {id: x}) RETURN n.id AS id, "
-                 "'quarantine of ' + coalesce(n.source_id, '?') + coalesce(': ' + n.reason, '') AS title"),
+    "correction": (
+        "UNWIND $ids AS x MATCH (n:Correction {id: x}) RETURN n.id AS id, "
+        "coalesce(n.kind, 'correction') + ' correction by ' + coalesce(n.by, '?') + "
+        "coalesce(': ' + n.reason, '') AS title"
+    ),
+    "incident": (
+        "UNWIND $ids AS x MATCH (n:Incident {id: x}) RETURN n.id AS id, "
+        "'quarantine of ' + coalesce(n.source_id, '?') + coalesce(': ' + n.reason, '') AS title"
+    ),
 }
-_Q_SOURCES = ("UNWIND $ids AS x MATCH (s:Source {id: x}) RETURN s.id AS id, s.kind AS kind, s.title AS title, "
-              "s.url AS url, s.path AS path, substring(coalesce(s.text, ''), 0, 120) AS text")
+_Q_SOURCES = (
+    "UNWIND $ids AS x MATCH (s:Source {id: x}) RETURN s.id AS id, s.kind AS kind, s.title AS title, "
+    "s.url AS url, s.path AS path, substring(coalesce(s.text, ''), 0, 120) AS text"
+)
 
 
 def labels(graph: Graph, ids: Iterable[str]) -> dict[str, NodeLabel]:
@@ -128,9 +143,13 @@ def labels(graph: Graph, ids: Iterable[str]) -> dict[str, NodeLabel]:
     own: dict[str, str] = {}
     for kind, q in _Q_OWN.items():
         if by_type.get(kind):
-            own.update({r["id"]: r["title"] or "" for r in graph.read(q, {"ids": by_type[kind]}, name=f"labels.{kind}")})
+            own.update(
+                {r["id"]: r["title"] or "" for r in graph.read(q, {"ids": by_type[kind]}, name=f"labels.{kind}")}
+            )
     source_ids = sorted({s for i in wanted if (s := source_of(i))})
-    sources = {r["id"]: r for r in graph.read(_Q_SOURCES, {"ids": source_ids}, name="labels.sources")} if source_ids else {}
+    sources = (
+        {r["id"]: r for r in graph.read(_Q_SOURCES, {"ids": source_ids}, name="labels.sources")} if source_ids else {}
+    )
     out: dict[str, NodeLabel] = {}
     for i in wanted:
         kind = node_type(i)

@@ -123,24 +123,33 @@ class LLMClient:
             headers: Any = None
             per_try = min(self.timeout_s, remaining)
             try:
-                resp = _within(remaining, self._late, partial(
-                    self._client.chat.completions.create,
-                    model=self.model,
-                    messages=messages,
-                    response_format={"type": "json_object"},
-                    temperature=0,
-                    timeout=per_try,
-                ))
+                resp = _within(
+                    remaining,
+                    self._late,
+                    partial(
+                        self._client.chat.completions.create,
+                        model=self.model,
+                        messages=messages,
+                        response_format={"type": "json_object"},
+                        temperature=0,
+                        timeout=per_try,
+                    ),
+                )
                 return _content_of(resp)
             except openai.APIStatusError as e:
-                error = LLMError(f"LLM endpoint {self.base_url} answered HTTP {e.status_code}: {_snippet(_body_text(e))}")
+                error = LLMError(
+                    f"LLM endpoint {self.base_url} answered HTTP {e.status_code}: {_snippet(_body_text(e))}"
+                )
                 error.__cause__ = e
                 if e.status_code not in RETRY_STATUS and e.status_code < 500:
                     raise error from e
                 headers = e.response.headers
             except openai.APITimeoutError as e:
-                error = self._late() if deadline - time.monotonic() <= 0 else LLMError(
-                    f"LLM endpoint {self.base_url} timed out after {per_try:g} s")
+                error = (
+                    self._late()
+                    if deadline - time.monotonic() <= 0
+                    else LLMError(f"LLM endpoint {self.base_url} timed out after {per_try:g} s")
+                )
                 error.__cause__ = e
             except openai.APIConnectionError as e:
                 error = LLMError(f"cannot reach LLM endpoint {self.base_url}: {e.__cause__ or e}")
@@ -154,8 +163,10 @@ class LLMClient:
             time.sleep(wait)
 
     def _late(self) -> LLMError:
-        return LLMError(f"LLM endpoint {self.base_url} timed out: no usable answer within {self.deadline_s:g} s "
-                        "(RGUARD_LLM_TIMEOUT_S, retries included); check the endpoint or raise the limit")
+        return LLMError(
+            f"LLM endpoint {self.base_url} timed out: no usable answer within {self.deadline_s:g} s "
+            "(RGUARD_LLM_TIMEOUT_S, retries included); check the endpoint or raise the limit"
+        )
 
     def _record(self, started: float, ok: bool, error: str = "") -> None:
         ms = (time.perf_counter() - started) * 1000

@@ -14,13 +14,15 @@ from .codemap import walks
 from .db import Graph
 
 Repo = Annotated[str, Field(description="repository OWNER/NAME as ingested (see list_repos)", max_length=201)]
-FilePath = Annotated[str, Field(description="a file path relative to the repository root, like 'src/app/db.py'",
-                                max_length=1000)]
+FilePath = Annotated[
+    str, Field(description="a file path relative to the repository root, like 'src/app/db.py'", max_length=1000)
+]
 Tool = tuple[Callable[..., dict[str, Any]], str, ToolAnnotations]
 
 
-def codemap_tools(graph: Callable[[str], Graph], wrap: Callable[[Callable[..., dict[str, Any]]], Any],
-                  read: ToolAnnotations) -> list[Tool]:
+def codemap_tools(
+    graph: Callable[[str], Graph], wrap: Callable[[Callable[..., dict[str, Any]]], Any], read: ToolAnnotations
+) -> list[Tool]:
     """(tool, description, annotations) for each walk; ``graph`` opens a repository's graph or raises."""
 
     @wrap
@@ -29,10 +31,12 @@ def codemap_tools(graph: Callable[[str], Graph], wrap: Callable[[Callable[..., d
 
     @wrap
     def code_walk(
-        repo: Repo, path: FilePath,
+        repo: Repo,
+        path: FilePath,
         depth: Annotated[int, Field(ge=1, le=walks.MAX_DEPTH, description="import hops")] = 2,
-        direction: Annotated[Literal["in", "out"], Field(description="out: what it imports; in: who imports it")]
-        = "out",
+        direction: Annotated[
+            Literal["in", "out"], Field(description="out: what it imports; in: who imports it")
+        ] = "out",
     ) -> dict[str, Any]:
         return walks.walk(graph(repo), repo, path, depth, direction).as_dict()
 
@@ -45,10 +49,17 @@ def codemap_tools(graph: Callable[[str], Graph], wrap: Callable[[Callable[..., d
         return walks.chain(graph(repo), repo, a, b).as_dict()
 
     return [
-        (code_neighbours, "What a file imports and which files import it (proven import edges, with line and "
-                          "specifier).", read),
+        (
+            code_neighbours,
+            "What a file imports and which files import it (proven import edges, with line and specifier).",
+            read,
+        ),
         (code_walk, "Files within N import hops of a file: out = what it imports, in = who imports it.", read),
-        (code_blast_radius, "Every file that imports this one, directly or transitively, each with its depth: what "
-                            "an edit to it can break.", read),
+        (
+            code_blast_radius,
+            "Every file that imports this one, directly or transitively, each with its depth: what "
+            "an edit to it can break.",
+            read,
+        ),
         (code_chain, "The shortest import chain between two files, in whichever direction exists.", read),
     ]

@@ -27,8 +27,13 @@ MAX_FILES = 30
 
 _FIND = " UNION ".join(
     f"MATCH (n:{label} {{id: $id}}) RETURN '{kind}' AS type, n AS n"
-    for label, kind in (("Decision", "decision"), ("Claim", "claim"), ("Source", "source"), ("Action", "action"),
-                        ("Correction", "correction"))
+    for label, kind in (
+        ("Decision", "decision"),
+        ("Claim", "claim"),
+        ("Source", "source"),
+        ("Action", "action"),
+        ("Correction", "correction"),
+    )
 )
 # What a linked node needs for its label and status; every neighbour query returns these columns.
 _SHOW = (
@@ -181,15 +186,26 @@ def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     newer = _links(g, "(n:Decision {id: $id})<-[:SUPERSEDES]-(m:Decision)", prm, "SUPERSEDES", "superseded by")
-    d = NodeDetail(nid, "decision", "decision", p.get("summary") or nid, p.get("quote") or "",
-                   decision_status(p.get("status"), p.get("holds"), p.get("label"), len(newer)), p.get("rev"), None)
+    d = NodeDetail(
+        nid,
+        "decision",
+        "decision",
+        p.get("summary") or nid,
+        p.get("quote") or "",
+        decision_status(p.get("status"), p.get("holds"), p.get("label"), len(newer)),
+        p.get("rev"),
+        None,
+    )
     d.evidence = _quoted(g, p)
     d.url = d.evidence.url if d.evidence else None
     derived = _links(g, "(n:Decision {id: $id})-[:DERIVED_FROM]->(m:Source)", prm, "SUPPORTS", "derived from")
     d.rests_on = _justifications(g, "Decision", nid) + derived
     d.rested_on_by = _links(g, "(n:Decision {id: $id})<-[:IMPLEMENTS]-(m:Action)", prm, "IMPLEMENTS")
-    d.related = (_links(g, "(n:Decision {id: $id})-[:SUPERSEDES]->(m:Decision)", prm, "SUPERSEDES", "supersedes")
-                 + newer + _about(g, "Decision", nid))
+    d.related = (
+        _links(g, "(n:Decision {id: $id})-[:SUPERSEDES]->(m:Decision)", prm, "SUPERSEDES", "supersedes")
+        + newer
+        + _about(g, "Decision", nid)
+    )
     d.alternatives = _alternatives(g, nid)
     sources = [x.id for x in derived]
     d.who_to_ask = who_to_ask(g, sources)
@@ -202,19 +218,32 @@ def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
 def _claim(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
-    d = NodeDetail(nid, "claim", p.get("kind") or "claim", p.get("statement") or nid, p.get("quote") or "",
-                   claim_status(p.get("status"), p.get("holds")), p.get("rev"), None)
+    d = NodeDetail(
+        nid,
+        "claim",
+        p.get("kind") or "claim",
+        p.get("statement") or nid,
+        p.get("quote") or "",
+        claim_status(p.get("status"), p.get("holds")),
+        p.get("rev"),
+        None,
+    )
     d.evidence = _quoted(g, p)
     d.url = d.evidence.url if d.evidence else None
     src = _links(g, "(n:Claim {id: $id})-[:EVIDENCED_BY]->(:Fragment)<-[:HAS_FRAGMENT]-(m:Source)", prm, "SUPPORTS")
     d.rests_on = src + _justifications(g, "Claim", nid)
     d.rested_on_by = _links(g, "(n:Claim {id: $id})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(m)", prm, "JUSTIFIES")
-    d.related = (_links(g, "(n:Claim {id: $id})-[:SUPERSEDES]->(m:Claim)", prm, "SUPERSEDES", "replaces")
-                 + _links(g, "(n:Claim {id: $id})<-[:SUPERSEDES]-(m:Claim)", prm, "SUPERSEDES", "replaced by")
-                 + _about(g, "Claim", nid))
+    d.related = (
+        _links(g, "(n:Claim {id: $id})-[:SUPERSEDES]->(m:Claim)", prm, "SUPERSEDES", "replaces")
+        + _links(g, "(n:Claim {id: $id})<-[:SUPERSEDES]-(m:Claim)", prm, "SUPERSEDES", "replaced by")
+        + _about(g, "Claim", nid)
+    )
     decisions = [x.id for x in d.rested_on_by if x.type == "decision"]
-    rows = g.read("UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
-                  {"ids": decisions}, name="detail.decision_sources")
+    rows = g.read(
+        "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
+        {"ids": decisions},
+        name="detail.decision_sources",
+    )
     d.who_to_ask = who_to_ask(g, [x.id for x in src] + [r["id"] for r in rows])
     d.facts = {"kind": p.get("kind"), "extractor": p.get("extractor"), "confidence": p.get("confidence")}
     return d
@@ -224,36 +253,71 @@ def _source(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     label = source_label(p)
-    d = NodeDetail(nid, "source", p.get("kind") or "source", label, p.get("title") or label,
-                   source_status(p.get("quarantined")), p.get("rev"), p.get("url"))
-    frags = g.read("MATCH (:Source {id: $id})-[:HAS_FRAGMENT]->(f:Fragment) RETURN f.start AS start, f.end AS end, "
-                   "f.text AS text ORDER BY start", prm, name="detail.fragments")
+    d = NodeDetail(
+        nid,
+        "source",
+        p.get("kind") or "source",
+        label,
+        p.get("title") or label,
+        source_status(p.get("quarantined")),
+        p.get("rev"),
+        p.get("url"),
+    )
+    frags = g.read(
+        "MATCH (:Source {id: $id})-[:HAS_FRAGMENT]->(f:Fragment) RETURN f.start AS start, f.end AS end, "
+        "f.text AS text ORDER BY start",
+        prm,
+        name="detail.fragments",
+    )
     text = p.get("text") or ""
-    d.evidence = SourceText(nid, d.kind, label, d.url, text, [_span(nid, text, f["start"], f["end"], f["text"]) for f in frags])
+    d.evidence = SourceText(
+        nid, d.kind, label, d.url, text, [_span(nid, text, f["start"], f["end"], f["text"]) for f in frags]
+    )
     d.rested_on_by = (
         _links(g, "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(m:Claim)", prm, "SUPPORTS")
         + _links(g, "(n:Source {id: $id})<-[:DERIVED_FROM]-(m:Decision)", prm, "SUPPORTS", "derived from it")
-        + _links(g, "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Alternative)"
-                 "-[:REJECTED_FOR]->(m:Decision)", prm, "REJECTED", "an alternative it rejected")
+        + _links(
+            g,
+            "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Alternative)"
+            "-[:REJECTED_FOR]->(m:Decision)",
+            prm,
+            "REJECTED",
+            "an alternative it rejected",
+        )
     )
-    d.related = (_links(g, "(n:Source {id: $id})-[:SUPERSEDES]->(m:Source)", prm, "SUPERSEDES", "supersedes")
-                 + _links(g, "(n:Source {id: $id})<-[:SUPERSEDES]-(m:Source)", prm, "SUPERSEDES", "superseded by")
-                 + _about(g, "Source", nid))
+    d.related = (
+        _links(g, "(n:Source {id: $id})-[:SUPERSEDES]->(m:Source)", prm, "SUPERSEDES", "supersedes")
+        + _links(g, "(n:Source {id: $id})<-[:SUPERSEDES]-(m:Source)", prm, "SUPERSEDES", "superseded by")
+        + _about(g, "Source", nid)
+    )
     d.who_to_ask = who_to_ask(g, [nid]) or ([Expert(p["by"], "wrote this correction")] if p.get("by") else [])
     d.files = _files(g, [nid], [])
     d.commits = _commits(g, [nid])
-    d.facts = {k: p.get(k) for k in ("author", "state", "created_at", "merged_at", "status", "by") if p.get(k) is not None}
+    d.facts = {
+        k: p.get(k) for k in ("author", "state", "created_at", "merged_at", "status", "by") if p.get(k) is not None
+    }
     return d
 
 
 def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
-    d = NodeDetail(nid, "action", "action", p.get("summary") or nid, p.get("summary") or "",
-                   action_status(p.get("status")), p.get("rev"), None)
+    d = NodeDetail(
+        nid,
+        "action",
+        "action",
+        p.get("summary") or nid,
+        p.get("summary") or "",
+        action_status(p.get("status")),
+        p.get("rev"),
+        None,
+    )
     d.rests_on = _links(g, "(n:Action {id: $id})-[:IMPLEMENTS]->(m:Decision)", {"id": nid}, "IMPLEMENTS")
     d.related = _about(g, "Action", nid)
-    rows = g.read("UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
-                  {"ids": [x.id for x in d.rests_on]}, name="detail.decision_sources")
+    rows = g.read(
+        "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
+        {"ids": [x.id for x in d.rests_on]},
+        name="detail.decision_sources",
+    )
     d.who_to_ask = who_to_ask(g, [r["id"] for r in rows])
     d.files = _files(g, [], [nid])
     d.facts = {"executed": bool(p.get("executed")), "stored status": p.get("status")}
@@ -262,20 +326,37 @@ def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
 
 def _correction(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
-    d = NodeDetail(nid, "correction", p.get("kind") or "correction", correction_label(p.get("kind"), p.get("by")),
-                   p.get("reason") or p.get("statement") or "", correction_status(p.get("state")), p.get("rev"), None)
+    d = NodeDetail(
+        nid,
+        "correction",
+        p.get("kind") or "correction",
+        correction_label(p.get("kind"), p.get("by")),
+        p.get("reason") or p.get("statement") or "",
+        correction_status(p.get("state")),
+        p.get("rev"),
+        None,
+    )
     d.rested_on_by = _links(g, "(n:Correction {id: $id})-[:ABOUT]->(m)", {"id": nid}, "CORRECTS")
     if p.get("source_id"):
         d.rests_on = _links(g, "(m:Source {id: $sid})", {"sid": p["source_id"]}, "SUPPORTS", "the reviewer's words")
         src = g.read(_Q_SOURCE, {"id": p["source_id"]}, name="detail.source")
         if src:
             text = src[0]["text"] or ""
-            d.evidence = SourceText(src[0]["id"], src[0]["kind"] or "", source_label(src[0]), src[0]["url"], text,
-                                    [_span(src[0]["id"], text, 0, len(text), text)])
+            d.evidence = SourceText(
+                src[0]["id"],
+                src[0]["kind"] or "",
+                source_label(src[0]),
+                src[0]["url"],
+                text,
+                [_span(src[0]["id"], text, 0, len(text), text)],
+            )
     if p.get("by"):
         d.who_to_ask = [Expert(p["by"], "made this correction")]
-    d.facts = {k: p.get(k) for k in ("kind", "by", "reason", "state", "created_at", "target_id", "replacement_id")
-               if p.get(k) is not None}
+    d.facts = {
+        k: p.get(k)
+        for k in ("kind", "by", "reason", "state", "created_at", "target_id", "replacement_id")
+        if p.get(k) is not None
+    }
     return d
 
 
@@ -289,15 +370,27 @@ def _links(g: Graph, pattern: str, params: dict[str, Any], relation: str, note: 
 def _link(r: dict[str, Any], relation: str, note: str) -> Link:
     labels = set(r["labels"] or [])
     if "Decision" in labels:
-        return Link(r["id"], "decision", r["summary"] or r["id"],
-                    decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0)), relation, note)
+        return Link(
+            r["id"],
+            "decision",
+            r["summary"] or r["id"],
+            decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0)),
+            relation,
+            note,
+        )
     if "Claim" in labels:
         return Link(r["id"], "claim", r["statement"] or r["id"], claim_status(r["status"], r["holds"]), relation, note)
     if "Action" in labels:
         return Link(r["id"], "action", r["summary"] or r["id"], action_status(r["status"]), relation, note)
     if "Correction" in labels:
-        return Link(r["id"], "correction", f"{correction_label(r['kind'], r['by'])}: {r['reason'] or ''}".rstrip(": "),
-                    correction_status(r["state"]), relation, note)
+        return Link(
+            r["id"],
+            "correction",
+            f"{correction_label(r['kind'], r['by'])}: {r['reason'] or ''}".rstrip(": "),
+            correction_status(r["state"]),
+            relation,
+            note,
+        )
     if "Incident" in labels:
         return Link(r["id"], "incident", r["reason"] or "source quarantined", "quarantined", relation, note)
     return Link(r["id"], "source", source_label(r), source_status(r["quarantined"]), relation, note)
@@ -307,14 +400,18 @@ def _justifications(g: Graph, label: str, nid: str) -> list[Link]:
     rows = g.read(
         f"MATCH (n:{label} {{id: $id}})<-[:JUSTIFIES]-(j:Justification)-[:PREMISE]->(m:Claim) "
         f"RETURN DISTINCT {_SHOW}, j.holds AS jholds ORDER BY id",
-        {"id": nid}, name="detail.justifications",
+        {"id": nid},
+        name="detail.justifications",
     )
-    return [_link(r, "JUSTIFIES", "" if r["jholds"] is not False else "its justification no longer holds") for r in rows]
+    return [
+        _link(r, "JUSTIFIES", "" if r["jholds"] is not False else "its justification no longer holds") for r in rows
+    ]
 
 
 def _about(g: Graph, label: str, nid: str) -> list[Link]:
-    return (_links(g, f"(n:{label} {{id: $id}})<-[:ABOUT]-(m:Correction)", {"id": nid}, "CORRECTS")
-            + _links(g, f"(n:{label} {{id: $id}})<-[:ABOUT]-(m:Incident)", {"id": nid}, "INCIDENT"))
+    return _links(g, f"(n:{label} {{id: $id}})<-[:ABOUT]-(m:Correction)", {"id": nid}, "CORRECTS") + _links(
+        g, f"(n:{label} {{id: $id}})<-[:ABOUT]-(m:Incident)", {"id": nid}, "INCIDENT"
+    )
 
 
 def _quoted(g: Graph, p: dict[str, Any]) -> SourceText | None:
@@ -340,25 +437,37 @@ def _alternatives(g: Graph, did: str) -> list[RejectedAlternative]:
         "MATCH (a:Alternative)-[:REJECTED_FOR]->(:Decision {id: $id}) OPTIONAL MATCH (s:Source {id: a.source_id}) "
         "RETURN a.text AS text, a.quote AS quote, a.source_id AS sid, a.start AS start, a.end AS end, s.url AS url, "
         "s.text AS stext ORDER BY sid, start",
-        {"id": did}, name="detail.alternatives",
+        {"id": did},
+        name="detail.alternatives",
     )
-    return [RejectedAlternative(r["text"] or r["quote"] or "", r["quote"] or "", r["sid"], r["url"],
-                                _span(r["sid"], r["stext"] or "", r["start"], r["end"], r["quote"] or "").verified)
-            for r in rows]
+    return [
+        RejectedAlternative(
+            r["text"] or r["quote"] or "",
+            r["quote"] or "",
+            r["sid"],
+            r["url"],
+            _span(r["sid"], r["stext"] or "", r["start"], r["end"], r["quote"] or "").verified,
+        )
+        for r in rows
+    ]
 
 
 def _files(g: Graph, source_ids: list[str], action_ids: list[str]) -> list[str]:
     rows = g.read(
         "UNWIND $sids AS sid MATCH (:Source {id: sid})-[:TOUCHES]->(f:File) RETURN DISTINCT f.path AS path "
         "UNION UNWIND $aids AS aid MATCH (:Action {id: aid})-[:CHANGES]->(f:File) RETURN DISTINCT f.path AS path",
-        {"sids": source_ids, "aids": action_ids}, name="detail.files",
+        {"sids": source_ids, "aids": action_ids},
+        name="detail.files",
     )
     return sorted(r["path"] for r in rows if r["path"])[:MAX_FILES]
 
 
 def _commits(g: Graph, source_ids: list[str]) -> list[str]:
-    rows = g.read("UNWIND $ids AS sid MATCH (c:Commit)-[:PART_OF]->(:Source {id: sid}) RETURN DISTINCT c.id AS id",
-                  {"ids": source_ids}, name="detail.commits")
+    rows = g.read(
+        "UNWIND $ids AS sid MATCH (c:Commit)-[:PART_OF]->(:Source {id: sid}) RETURN DISTINCT c.id AS id",
+        {"ids": source_ids},
+        name="detail.commits",
+    )
     return sorted({r["id"] for r in rows} | {s for s in source_ids if s.startswith("commit:")})
 
 
@@ -373,16 +482,22 @@ def who_to_ask(g: Graph, source_ids: list[str]) -> list[Expert]:
         f"UNWIND $ids AS sid MATCH (s:Source {{id: sid}}) WITH s MATCH (s)<-[:AUTHORED]-(p:Person) WHERE {human} "
         "RETURN p.login AS login, p.last_active AS last_active, s.id AS id, s.kind AS kind, s.number AS number, "
         "s.title AS title, s.path AS path ORDER BY login, id",
-        {"ids": source_ids}, name="detail.who.authors")
+        {"ids": source_ids},
+        name="detail.who.authors",
+    )
     reviewers = g.read(
         f"UNWIND $ids AS sid MATCH (s:Source {{id: sid}}) WITH s MATCH (s)<-[:ON]-(c:Comment)<-[:AUTHORED]-(p:Person) "
         f"WHERE {human} RETURN p.login AS login, p.last_active AS last_active, count(c) AS n ORDER BY n DESC, login",
-        {"ids": source_ids}, name="detail.who.reviewers")
+        {"ids": source_ids},
+        name="detail.who.reviewers",
+    )
     editors = g.read(
         "UNWIND $ids AS sid MATCH (:Source {id: sid})-[:TOUCHES]->(f:File) WITH DISTINCT f "
         f"MATCH (f)<-[e:EDITED]-(p:Person) WHERE {human} "
         "RETURN p.login AS login, p.last_active AS last_active, sum(e.count) AS edits ORDER BY edits DESC, login LIMIT $k",
-        {"ids": source_ids, "k": MAX_EXPERTS}, name="detail.who.editors")
+        {"ids": source_ids, "k": MAX_EXPERTS},
+        name="detail.who.editors",
+    )
     wrote: dict[str, list[str]] = {}
     for r in authors:
         wrote.setdefault(r["login"], []).append(source_label(r))
@@ -390,7 +505,9 @@ def who_to_ask(g: Graph, source_ids: list[str]) -> list[Expert]:
     for r in reviewers:
         out.setdefault(r["login"], Expert(r["login"], f"commented {r['n']}× in the discussion", r["last_active"]))
     for r in editors:
-        out.setdefault(r["login"], Expert(r["login"], f"edited these files ({int(r['edits'] or 0)} edits)", r["last_active"]))
+        out.setdefault(
+            r["login"], Expert(r["login"], f"edited these files ({int(r['edits'] or 0)} edits)", r["last_active"])
+        )
     return list(out.values())[:MAX_EXPERTS]
 
 
@@ -403,6 +520,9 @@ def blast_radius(store: Store, repo: str, node_id: str) -> BlastRadius:
         raise InvalidInput(f"blast radius is for a source or a claim; {node_id!r} is a {kind}")
     seeds = seeds_of_source(graph, node_id) if kind == "source" else [node_id]
     claims, decisions = downstream(graph, seeds)
-    rows = graph.read("UNWIND $ids AS did MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: did}) RETURN DISTINCT a.id AS id",
-                      {"ids": sorted(decisions)}, name="detail.blast.actions")
+    rows = graph.read(
+        "UNWIND $ids AS did MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: did}) RETURN DISTINCT a.id AS id",
+        {"ids": sorted(decisions)},
+        name="detail.blast.actions",
+    )
     return BlastRadius(node_id, seeds, sorted(claims), sorted(decisions), sorted(r["id"] for r in rows))

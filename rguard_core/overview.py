@@ -8,8 +8,21 @@ from typing import Any
 
 from .db import Store
 
-COUNTED = ("PR", "Issue", "Comment", "Doc", "Commit", "Person", "File", "Decision", "Claim", "Alternative",
-           "Action", "Correction", "Incident")
+COUNTED = (
+    "PR",
+    "Issue",
+    "Comment",
+    "Doc",
+    "Commit",
+    "Person",
+    "File",
+    "Decision",
+    "Claim",
+    "Alternative",
+    "Action",
+    "Correction",
+    "Incident",
+)
 
 
 @dataclass
@@ -28,11 +41,17 @@ def repo_overview(store: Store, repo: str) -> RepoOverview:
     graph = store.repo_graph(repo)
     if not graph.exists():
         return RepoOverview(repo, False)
-    rows = graph.read("MATCH (n) UNWIND labels(n) AS l WITH l WHERE l IN $labels RETURN l AS label, count(*) AS c",
-                      {"labels": list(COUNTED)}, name="overview.counts")
+    rows = graph.read(
+        "MATCH (n) UNWIND labels(n) AS l WITH l WHERE l IN $labels RETURN l AS label, count(*) AS c",
+        {"labels": list(COUNTED)},
+        name="overview.counts",
+    )
     counts = {lbl: 0 for lbl in COUNTED} | {r["label"]: r["c"] for r in rows}
-    meta = graph.read("MATCH (r:Repo {id: 'repo'}) RETURN r.ingest_state AS state, r.ingested_at AS at, "
-                      "r.ingest_source AS src, r.coverage AS cov", name="overview.repo")
+    meta = graph.read(
+        "MATCH (r:Repo {id: 'repo'}) RETURN r.ingest_state AS state, r.ingested_at AS at, "
+        "r.ingest_source AS src, r.coverage AS cov",
+        name="overview.repo",
+    )
     m = meta[0] if meta else {}
     cov = json.loads(m["cov"]) if m.get("cov") else {}
     return RepoOverview(repo, True, counts, m.get("state"), m.get("at"), m.get("src"), cov)
@@ -98,35 +117,72 @@ def repo_health(store: Store, repo: str) -> RepoHealth:
         elif st == "fallen":
             h.counts["fallen_decisions"] = h.counts.get("fallen_decisions", 0) + 1
         if st == "superseded" or int(r["reverts"] or 0):
-            h.replaced.append(HealthItem(item.label + (" (reverted)" if int(r["reverts"] or 0) else " (superseded)"),
-                                         focus=r["id"]))
-    rows = graph.read("MATCH (c:Claim) RETURN sum(CASE WHEN c.holds = false THEN 1 ELSE 0 END) AS fallen, "
-                      "count(c) AS total", name="health.claims")
+            h.replaced.append(
+                HealthItem(item.label + (" (reverted)" if int(r["reverts"] or 0) else " (superseded)"), focus=r["id"])
+            )
+    rows = graph.read(
+        "MATCH (c:Claim) RETURN sum(CASE WHEN c.holds = false THEN 1 ELSE 0 END) AS fallen, count(c) AS total",
+        name="health.claims",
+    )
     h.counts["fallen_claims"] = int(rows[0]["fallen"] or 0) if rows else 0
-    q = graph.read("MATCH (s:Source) WHERE s.quarantined = true RETURN s.id AS id, s.quarantine_reason AS reason, "
-                   "s.quarantined_at AS at ORDER BY at DESC", name="health.quarantined")
+    q = graph.read(
+        "MATCH (s:Source) WHERE s.quarantined = true RETURN s.id AS id, s.quarantine_reason AS reason, "
+        "s.quarantined_at AS at ORDER BY at DESC",
+        name="health.quarantined",
+    )
     names = labels(graph, [r["id"] for r in q])
-    h.quarantined = [HealthItem(names[r["id"]].text(70) + (f" — {shorten(r['reason'], 60)}" if r["reason"] else ""),
-                                r["at"], r["id"], url=names[r["id"]].url) for r in q]
-    corr = graph.read("MATCH (k:Correction) OPTIONAL MATCH (k)-[:ABOUT]->(x) RETURN k.kind AS kind, k.by AS by, "
-                      "k.created_at AS at, coalesce(k.reason, k.statement, '') AS reason, x.id AS target "
-                      "ORDER BY at DESC LIMIT $k", {"k": RECENT}, name="health.corrections")
-    inc = graph.read("MATCH (i:Incident) RETURN i.source_id AS sid, i.by AS by, i.created_at AS at, i.reason AS reason "
-                     "ORDER BY at DESC LIMIT $k", {"k": RECENT}, name="health.incidents")
+    h.quarantined = [
+        HealthItem(
+            names[r["id"]].text(70) + (f" — {shorten(r['reason'], 60)}" if r["reason"] else ""),
+            r["at"],
+            r["id"],
+            url=names[r["id"]].url,
+        )
+        for r in q
+    ]
+    corr = graph.read(
+        "MATCH (k:Correction) OPTIONAL MATCH (k)-[:ABOUT]->(x) RETURN k.kind AS kind, k.by AS by, "
+        "k.created_at AS at, coalesce(k.reason, k.statement, '') AS reason, x.id AS target "
+        "ORDER BY at DESC LIMIT $k",
+        {"k": RECENT},
+        name="health.corrections",
+    )
+    inc = graph.read(
+        "MATCH (i:Incident) RETURN i.source_id AS sid, i.by AS by, i.created_at AS at, i.reason AS reason "
+        "ORDER BY at DESC LIMIT $k",
+        {"k": RECENT},
+        name="health.incidents",
+    )
     names = labels(graph, [r["target"] for r in corr if r["target"]] + [r["sid"] for r in inc if r["sid"]])
-    h.corrections = [HealthItem(f"{r['kind'] or 'correction'} by {r['by'] or '?'} on "
-                                f"{names[r['target']].text(60) if r['target'] in names else 'a removed node'}"
-                                + (f": {shorten(r['reason'], 60)}" if r["reason"] else ""), r["at"], r["target"])
-                     for r in corr]
-    h.quarantines = [HealthItem(f"{names[r['sid']].text(60) if r['sid'] in names else r['sid']} quarantined by "
-                                f"{r['by'] or '?'}" + (f": {shorten(r['reason'], 60)}" if r["reason"] else ""),
-                                r["at"], r["sid"]) for r in inc]
-    files = graph.read("MATCH (f:File)<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) "
-                       "RETURN f.path AS path, count(DISTINCT d) AS n ORDER BY n DESC, path LIMIT $k",
-                       {"k": TOP_FILES}, name="health.files")
+    h.corrections = [
+        HealthItem(
+            f"{r['kind'] or 'correction'} by {r['by'] or '?'} on "
+            f"{names[r['target']].text(60) if r['target'] in names else 'a removed node'}"
+            + (f": {shorten(r['reason'], 60)}" if r["reason"] else ""),
+            r["at"],
+            r["target"],
+        )
+        for r in corr
+    ]
+    h.quarantines = [
+        HealthItem(
+            f"{names[r['sid']].text(60) if r['sid'] in names else r['sid']} quarantined by "
+            f"{r['by'] or '?'}" + (f": {shorten(r['reason'], 60)}" if r["reason"] else ""),
+            r["at"],
+            r["sid"],
+        )
+        for r in inc
+    ]
+    files = graph.read(
+        "MATCH (f:File)<-[:TOUCHES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) "
+        "RETURN f.path AS path, count(DISTINCT d) AS n ORDER BY n DESC, path LIMIT $k",
+        {"k": TOP_FILES},
+        name="health.files",
+    )
     h.top_files = [HealthItem(f"{r['path']} · {r['n']} decision(s)", focus=f"file:{r['path']}") for r in files]
-    meta = graph.read("MATCH (r:Repo {id: 'repo'}) RETURN r.ingested_at AS at, r.ingest_state AS state",
-                      name="health.ingest")
+    meta = graph.read(
+        "MATCH (r:Repo {id: 'repo'}) RETURN r.ingested_at AS at, r.ingest_state AS state", name="health.ingest"
+    )
     if meta:
         h.ingested_at, h.ingest_state = meta[0]["at"], meta[0]["state"]
         try:

@@ -40,7 +40,9 @@ def git(root: Path, *args: str) -> str:
     try:
         res = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
     except FileNotFoundError:
-        raise InvalidInput("git is not installed (or not on PATH); the pre-commit hook reads the staged diff with git") from None
+        raise InvalidInput(
+            "git is not installed (or not on PATH); the pre-commit hook reads the staged diff with git"
+        ) from None
     except subprocess.TimeoutExpired:
         raise InvalidInput(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_S} s") from None
     if res.returncode != 0:
@@ -75,21 +77,27 @@ def _repo_name(root: Path, given: str | None) -> tuple[str, str]:
     m = _REMOTE.search(url)
     if m:
         return f"{m['owner']}/{m['name']}", "git remote origin"
-    raise InvalidInput(f"cannot tell which repository graph to guard against: pass --repo OWNER/NAME, or put "
-                       f"'repo: OWNER/NAME' in {root / CONFIG_FILE}")
+    raise InvalidInput(
+        f"cannot tell which repository graph to guard against: pass --repo OWNER/NAME, or put "
+        f"'repo: OWNER/NAME' in {root / CONFIG_FILE}"
+    )
 
 
 def finding_line(f: Finding, diff_paths: list[str]) -> str:
     """One line per finding: what, which decision, where, the quote, the link."""
-    files = [p[len("file:"):] for p in f.path if p.startswith("file:") and p[len("file:"):] in diff_paths]
+    files = [p[len("file:") :] for p in f.path if p.startswith("file:") and p[len("file:") :] in diff_paths]
     where = files[0] if files else (diff_paths[0] if len(diff_paths) == 1 else "this change")
     tag = "WARN" if f.label == "contradicts" else "note"
-    return (f"{tag} {one_line(where, 120)}: {f.label} {f.decision_id} "
-            f"\"{one_line(f.quote, 200)}\" {one_line(f.source_url or '(no link)', 200)}")
+    return (
+        f"{tag} {one_line(where, 120)}: {f.label} {f.decision_id} "
+        f'"{one_line(f.quote, 200)}" {one_line(f.source_url or "(no link)", 200)}'
+    )
 
 
 def report_lines(report: GuardReport, change: StagedChange, diff_paths: list[str]) -> list[str]:
     lines = [finding_line(f, diff_paths) for f in report.findings]
-    head = (f"rguard: {report.verdict} on the staged change against {report.repo} ({change.repo_from}), "
-            f"{len(report.findings)} finding(s), {report.timings_ms['total']:.0f} ms")
+    head = (
+        f"rguard: {report.verdict} on the staged change against {report.repo} ({change.repo_from}), "
+        f"{len(report.findings)} finding(s), {report.timings_ms['total']:.0f} ms"
+    )
     return [head, *lines]

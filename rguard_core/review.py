@@ -19,12 +19,16 @@ from .untrusted import strip_controls
 MAX_LINES = 12  # triggering lines shown per finding and file
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _BACKTICK = re.compile(r"`([^`]{2,80})`")
-_COMMON = frozenset("""the and for with that this from not are was were but have has had you your our use used uses
+_COMMON = frozenset(
+    """the and for with that this from not are was were but have has had you your our use used uses
 into over when then than else return self none true false import def class pass elif while with def str int
-list dict none null test tests""".split())
-SCORE_WORDS = ((0.8, "strong: the diff rewrites what the decision's own lines did"),
-               (0.5, "moderate: the diff changes lines the decision touched, in a way its words cover"),
-               (0.0, "weak: the diff is near what the decision touched; worth a look, not a contradiction"))
+list dict none null test tests""".split()
+)
+SCORE_WORDS = (
+    (0.8, "strong: the diff rewrites what the decision's own lines did"),
+    (0.5, "moderate: the diff changes lines the decision touched, in a way its words cover"),
+    (0.0, "weak: the diff is near what the decision touched; worth a look, not a contradiction"),
+)
 
 
 @dataclass(frozen=True)
@@ -51,10 +55,18 @@ class Review:
 
     def rows(self) -> list[dict[str, Any]]:
         """The summary table: one row per finding, grouped by file."""
-        return [{"file": f, "finding": i.finding.label, "score": round(i.finding.score, 2),
-                 "decision": i.finding.summary, "source": source_name(i.finding.source),
-                 "link": i.finding.source_url}
-                for f, items in self.by_file.items() for i in items]
+        return [
+            {
+                "file": f,
+                "finding": i.finding.label,
+                "score": round(i.finding.score, 2),
+                "decision": i.finding.summary,
+                "source": source_name(i.finding.source),
+                "link": i.finding.source_url,
+            }
+            for f, items in self.by_file.items()
+            for i in items
+        ]
 
 
 def source_name(src: dict[str, Any]) -> str:
@@ -151,23 +163,27 @@ def escape_md(text: str) -> str:
 
 def pr_comment(report: GuardReport, review: Review) -> str:
     """The review as one Markdown PR comment; every repository-derived string goes through ``escape_md``."""
-    head = {"warn": "⚠️ **RGuard: this change contradicts earlier decisions**",
-            "note": "🔎 **RGuard: related earlier decisions**", "pass": "✅ **RGuard: no earlier decision touched**"}
+    head = {
+        "warn": "⚠️ **RGuard: this change contradicts earlier decisions**",
+        "note": "🔎 **RGuard: related earlier decisions**",
+        "pass": "✅ **RGuard: no earlier decision touched**",
+    }
     lines = [head.get(report.verdict, "**RGuard**"), ""]
     if review.by_file:
         lines += ["| file | finding | decision | source |", "|---|---|---|---|"]
         for row in review.rows():
             link = row["link"] if str(row["link"]).startswith(("https://", "http://")) else ""
             src = f"[{escape_md(row['source'])}]({link})" if link else escape_md(row["source"])
-            path = row['file'].replace('`', '').replace('|', '\\|')
-            lines.append(f"| `{path}` | {row['finding']} ({row['score']}) | "
-                         f"{escape_md(row['decision'])} | {src} |")
+            path = row["file"].replace("`", "").replace("|", "\\|")
+            lines.append(f"| `{path}` | {row['finding']} ({row['score']}) | {escape_md(row['decision'])} | {src} |")
         lines.append("")
     for items in review.by_file.values():
         for i in items:
             f = i.finding
-            lines += [f"**{escape_md(f.summary)}** — {f.label}, {score_words(f.score).split(':')[0]}",
-                      f"> {escape_md(f.quote)}"]
+            lines += [
+                f"**{escape_md(f.summary)}** — {f.label}, {score_words(f.score).split(':')[0]}",
+                f"> {escape_md(f.quote)}",
+            ]
             if f.experts:
                 lines.append("Who to ask: " + ", ".join(escape_md(e["login"]) for e in f.experts))
             for alt in i.implemented:

@@ -10,8 +10,24 @@ from .errors import QueryFailed
 
 # Every node label carries a unique string ``id``.
 REPO_LABELS = (
-    "Repo", "Person", "PR", "Issue", "Comment", "Doc", "Commit", "File", "Source", "Fragment", "Claim",
-    "Justification", "Decision", "Alternative", "Action", "Correction", "Incident", "Symbol",
+    "Repo",
+    "Person",
+    "PR",
+    "Issue",
+    "Comment",
+    "Doc",
+    "Commit",
+    "File",
+    "Source",
+    "Fragment",
+    "Claim",
+    "Justification",
+    "Decision",
+    "Alternative",
+    "Action",
+    "Correction",
+    "Incident",
+    "Symbol",
 )
 WORKSPACE_LABELS = ("Source", "Fragment", "Claim", "Justification", "Decision", "Action", "Correction", "Incident")
 EXTRA_RANGE_INDEXES = (("PR", "number"), ("Issue", "number"), ("File", "path"), ("Person", "login"), ("Symbol", "name"))
@@ -56,14 +72,21 @@ def _wait_constraints(graph: Graph) -> None:
 
     deadline = time.monotonic() + CONSTRAINT_WAIT_S
     while True:
-        rows = graph.read("CALL db.constraints() YIELD label, status "
-                          "RETURN collect(CASE WHEN status = 'FAILED' THEN label END) AS failed, "
-                          "sum(CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END) AS pending", name="schema.constraints")
+        rows = graph.read(
+            "CALL db.constraints() YIELD label, status "
+            "RETURN collect(CASE WHEN status = 'FAILED' THEN label END) AS failed, "
+            "sum(CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END) AS pending",
+            name="schema.constraints",
+        )
         failed = [x for x in (rows[0]["failed"] if rows else []) if x]
         pending = int(rows[0]["pending"] or 0) if rows else 0
         if failed:
-            raise QueryFailed(graph.name, "GRAPH.CONSTRAINT CREATE UNIQUE", None,
-                              f"unique id constraint failed on {', '.join(failed)} (duplicate ids in the graph?)")
+            raise QueryFailed(
+                graph.name,
+                "GRAPH.CONSTRAINT CREATE UNIQUE",
+                None,
+                f"unique id constraint failed on {', '.join(failed)} (duplicate ids in the graph?)",
+            )
         if not pending or time.monotonic() > deadline:
             return
         time.sleep(0.005)
@@ -79,7 +102,9 @@ def ensure_source_fulltext(graph: Graph, existing: set[tuple[str, ...]] | None =
 
 
 def _existing_indexes(graph: Graph) -> set[tuple[str, ...]]:
-    rows = graph.read("CALL db.indexes() YIELD label, properties, types RETURN label, properties, types", name="schema.indexes")
+    rows = graph.read(
+        "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types", name="schema.indexes"
+    )
     out: set[tuple[str, ...]] = set()
     for r in rows:
         types = r.get("types") or {}

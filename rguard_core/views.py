@@ -27,15 +27,30 @@ SOURCE_KINDS = ("pr", "issue", "comment", "doc", "human_correction")
 EDGE_WORDS = ("SUPPORTS", "JUSTIFIES", "IMPLEMENTS", "CORRECTS", "SUPERSEDES", "REJECTED", "REVERTS", "CONTAINS")
 
 STATUS_COLOURS = {
-    "holds": "#2e9e5b", "fallen": "#d64545", "superseded": "#9aa0a6", "needs review": "#f0a500",
-    "held": "#8e5ad6", "quarantined": "#3c3c3c",
+    "holds": "#2e9e5b",
+    "fallen": "#d64545",
+    "superseded": "#9aa0a6",
+    "needs review": "#f0a500",
+    "held": "#8e5ad6",
+    "quarantined": "#3c3c3c",
 }
 KIND_COLOURS = {
-    "pr": "#4a7fd4", "issue": "#1aa3a3", "comment": "#7fb8e6", "doc": "#3f51b5", "human_correction": "#e26fb0",
-    "commit": "#888888", "source": "#888888",
+    "pr": "#4a7fd4",
+    "issue": "#1aa3a3",
+    "comment": "#7fb8e6",
+    "doc": "#3f51b5",
+    "human_correction": "#e26fb0",
+    "commit": "#888888",
+    "source": "#888888",
 }
-TYPE_SHAPES = {"source": "box", "claim": "dot", "decision": "diamond", "action": "triangle", "correction": "star",
-               "group": "database"}
+TYPE_SHAPES = {
+    "source": "box",
+    "claim": "dot",
+    "decision": "diamond",
+    "action": "triangle",
+    "correction": "star",
+    "group": "database",
+}
 STATUS_MEANING = {
     "holds": "supported by its sources as stored",
     "fallen": "lost its support (a claim fell, was corrected away, or its source was quarantined)",
@@ -168,8 +183,10 @@ def build_view(store: Store, repo: str, flt: ViewFilter | None = None) -> GraphV
     hood = _Neighbourhood(graph, page, flt.source_kinds).read()
     hood.assemble(view, flt.cap)
     if view.capped:
-        view.message = (f"Showing {view.decisions_shown} of {total} decisions ({len(view.nodes)} nodes, cap "
-                        f"{flt.cap}). Narrow the filters or show more.")
+        view.message = (
+            f"Showing {view.decisions_shown} of {total} decisions ({len(view.nodes)} nodes, cap "
+            f"{flt.cap}). Narrow the filters or show more."
+        )
     return view
 
 
@@ -182,24 +199,32 @@ def select_decisions(graph: Graph, flt: ViewFilter) -> tuple[int, list[str]]:
     params: dict[str, Any] = {"limit": flt.cap}
     if flt.file_path:
         # a decision reaches a file through the source it derives from (TOUCHES) or its action (CHANGES)
-        q = ("MATCH (fl:File) WHERE fl.path CONTAINS $path MATCH (fl)<-[:TOUCHES|CHANGES]-(x) "
-             "OPTIONAL MATCH (x)<-[:DERIVED_FROM]-(d1:Decision) OPTIONAL MATCH (x)-[:IMPLEMENTS]->(d2:Decision) "
-             "WITH collect(DISTINCT d1) + collect(DISTINCT d2) AS ds UNWIND ds AS d WITH DISTINCT d ")
+        q = (
+            "MATCH (fl:File) WHERE fl.path CONTAINS $path MATCH (fl)<-[:TOUCHES|CHANGES]-(x) "
+            "OPTIONAL MATCH (x)<-[:DERIVED_FROM]-(d1:Decision) OPTIONAL MATCH (x)-[:IMPLEMENTS]->(d2:Decision) "
+            "WITH collect(DISTINCT d1) + collect(DISTINCT d2) AS ds UNWIND ds AS d WITH DISTINCT d "
+        )
         params["path"] = flt.file_path
     else:
         q = "MATCH (d:Decision) "
     if flt.text.strip():
         # the text test reads only the decision itself: filter before any per-decision traversal
-        q += ("WITH d WHERE toLower(coalesce(d.summary, '')) CONTAINS $text "
-              "OR toLower(coalesce(d.quote, '')) CONTAINS $text OR d.id = $raw_text ")
+        q += (
+            "WITH d WHERE toLower(coalesce(d.summary, '')) CONTAINS $text "
+            "OR toLower(coalesce(d.quote, '')) CONTAINS $text OR d.id = $raw_text "
+        )
         params["text"], params["raw_text"] = flt.text.strip().lower(), flt.text.strip()
-    q += ("OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) "
-          "WITH d, max(coalesce(s.merged_at, s.created_at, s.date)) AS when, collect(s.kind) AS kinds ")
+    q += (
+        "OPTIONAL MATCH (d)-[:DERIVED_FROM]->(s:Source) "
+        "WITH d, max(coalesce(s.merged_at, s.created_at, s.date)) AS when, collect(s.kind) AS kinds "
+    )
     where = []
     if flt.statuses:
         # the status needs a SUPERSEDES count per decision: only pay for it when a status is asked for
-        q += ("OPTIONAL MATCH (nd:Decision)-[:SUPERSEDES]->(d) WITH d, when, kinds, count(nd) AS newer "
-              f"WITH d, when, kinds, {_DECISION_STATUS_CYPHER} AS st ")
+        q += (
+            "OPTIONAL MATCH (nd:Decision)-[:SUPERSEDES]->(d) WITH d, when, kinds, count(nd) AS newer "
+            f"WITH d, when, kinds, {_DECISION_STATUS_CYPHER} AS st "
+        )
         where.append("st IN $statuses")
         params["statuses"] = list(flt.statuses)
     if flt.date_from:
@@ -212,12 +237,16 @@ def select_decisions(graph: Graph, flt: ViewFilter) -> tuple[int, list[str]]:
         q += "WHERE " + " AND ".join(where) + " "
     if flt.source_kinds:
         # kept when its own source or a source of one of its claims is of a chosen kind
-        q += ("OPTIONAL MATCH (d)<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(:Claim)-[:EVIDENCED_BY]->(:Fragment)"
-              "<-[:HAS_FRAGMENT]-(cs:Source) WITH d, when, kinds, collect(cs.kind) AS claim_kinds "
-              "WHERE any(k IN kinds + claim_kinds WHERE k IN $kinds) ")
+        q += (
+            "OPTIONAL MATCH (d)<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(:Claim)-[:EVIDENCED_BY]->(:Fragment)"
+            "<-[:HAS_FRAGMENT]-(cs:Source) WITH d, when, kinds, collect(cs.kind) AS claim_kinds "
+            "WHERE any(k IN kinds + claim_kinds WHERE k IN $kinds) "
+        )
         params["kinds"] = list(flt.source_kinds)
-    q += ("WITH d.id AS id, when ORDER BY coalesce(when, '') DESC, id "
-          "WITH collect(id) AS ids RETURN size(ids) AS total, ids[0..$limit] AS page")
+    q += (
+        "WITH d.id AS id, when ORDER BY coalesce(when, '') DESC, id "
+        "WITH collect(id) AS ids RETURN size(ids) AS total, ids[0..$limit] AS page"
+    )
     rows = graph.read(q, params, name="view.select_decisions")
     if not rows:
         return 0, []
@@ -323,8 +352,9 @@ class _Neighbourhood:
                 continue  # commits stay in the detail pane; a kind filter hides other kinds
             label = source_label(r)
             title = f"{label} ({kind})\n{r['excerpt'] or ''}"
-            self.sources[r["id"]] = ViewNode(r["id"], "source", kind, label, title, source_status(r["quarantined"]),
-                                             r["when"])
+            self.sources[r["id"]] = ViewNode(
+                r["id"], "source", kind, label, title, source_status(r["quarantined"]), r["when"]
+            )
 
     def _add_source(self, grp: _Group, sid: str | None, target: str, word: str, title: str = "") -> None:
         node = self.sources.get(sid or "")
@@ -336,8 +366,15 @@ class _Neighbourhood:
         grp = self.groups[r["id"]]
         st = decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0))
         summary = r["summary"] or r["quote"] or r["id"]
-        grp.nodes[r["id"]] = ViewNode(r["id"], "decision", "decision", _short(summary), f"Decision: {summary}\n"
-                                      f"status: {st}\n“{r['quote'] or ''}”", st, r["when"])
+        grp.nodes[r["id"]] = ViewNode(
+            r["id"],
+            "decision",
+            "decision",
+            _short(summary),
+            f"Decision: {summary}\nstatus: {st}\n“{r['quote'] or ''}”",
+            st,
+            r["when"],
+        )
         for sid in derived:
             self._add_source(grp, sid, r["id"], "SUPPORTS")
 
@@ -355,8 +392,14 @@ class _Neighbourhood:
     def _claim(self, grp: _Group, r: dict[str, Any], word: str, target: str) -> None:
         st = claim_status(r["status"], r["holds"])
         text = r["statement"] or r["quote"] or r["id"]
-        grp.nodes[r["id"]] = ViewNode(r["id"], "claim", r["kind"] or "claim", _short(text),
-                                      f"Claim ({r['kind'] or 'claim'}): {text}\nstatus: {st}", st)
+        grp.nodes[r["id"]] = ViewNode(
+            r["id"],
+            "claim",
+            r["kind"] or "claim",
+            _short(text),
+            f"Claim ({r['kind'] or 'claim'}): {text}\nstatus: {st}",
+            st,
+        )
         grp.edges.append(ViewEdge(r["id"], target, word))
         self._add_source(grp, r["source_id"], r["id"], "SUPPORTS")
 
@@ -374,7 +417,8 @@ class _Neighbourhood:
             done = "executed" if r["executed"] else "not executed"
             summary = r["summary"] or r["id"]
             self.groups[r["decision"]].nodes[r["id"]] = ViewNode(
-                r["id"], "action", "action", _short(summary), f"Action: {summary}\n{done}; status: {st}", st)
+                r["id"], "action", "action", _short(summary), f"Action: {summary}\n{done}; status: {st}", st
+            )
             self.groups[r["decision"]].edges.append(ViewEdge(r["id"], r["decision"], "IMPLEMENTS"))
 
     def _corrections(self) -> None:
@@ -385,8 +429,15 @@ class _Neighbourhood:
         rows = self.g.read_each(_Q_CORRECTIONS, sorted(where), name="view.corrections")
         for r in rows:
             label = correction_label(r["kind"], r["by"])
-            node = ViewNode(r["id"], "correction", r["kind"] or "correction", _short(label),
-                            f"{label}: {r['reason']}".rstrip(": "), correction_status(r["state"]), r["when"])
+            node = ViewNode(
+                r["id"],
+                "correction",
+                r["kind"] or "correction",
+                _short(label),
+                f"{label}: {r['reason']}".rstrip(": "),
+                correction_status(r["state"]),
+                r["when"],
+            )
             for grp in where.get(r["target"], []):
                 grp.nodes[node.id] = node
                 grp.edges.append(ViewEdge(node.id, r["target"], "CORRECTS"))

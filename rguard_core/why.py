@@ -42,9 +42,11 @@ MAX_DECISIONS = 8
 SEARCH_K = 40
 MAX_BECAUSE = 2
 NO_ANSWER = "no source-backed answer yet"
-REFUSAL = ("I don't grade or review code; I answer why this repository's recorded decisions were made, with "
-           "quotes and links (for example “why do we keep unknown prices as null?”), and the Guard page checks a "
-           "diff against earlier decisions.")
+REFUSAL = (
+    "I don't grade or review code; I answer why this repository's recorded decisions were made, with "
+    "quotes and links (for example “why do we keep unknown prices as null?”), and the Guard page checks a "
+    "diff against earlier decisions."
+)
 
 
 @dataclass(frozen=True)
@@ -56,37 +58,49 @@ class Channel:
     why: str
 
 
-CHANNELS = {c.id: c for c in (
-    Channel("decision", 1.0, "the decision's own summary or quote uses the question's words"),
-    Channel("claim", 0.7, "a claim justifying the decision uses the question's words"),
-    Channel("source", 1.2, "the PR, issue, comment or ADR the decision comes from uses the question's words"),
-    Channel("linked", 0.5, "an issue or comment linked to the decision's PR uses the question's words"),
-    Channel("symbol", 0.6, "the decision's PR changed lines that use an identifier the question names"),
-    Channel("file", 0.4, "the decision's PR touched a file the question names"),
-)}
+CHANNELS = {
+    c.id: c
+    for c in (
+        Channel("decision", 1.0, "the decision's own summary or quote uses the question's words"),
+        Channel("claim", 0.7, "a claim justifying the decision uses the question's words"),
+        Channel("source", 1.2, "the PR, issue, comment or ADR the decision comes from uses the question's words"),
+        Channel("linked", 0.5, "an issue or comment linked to the decision's PR uses the question's words"),
+        Channel("symbol", 0.6, "the decision's PR changed lines that use an identifier the question names"),
+        Channel("file", 0.4, "the decision's PR touched a file the question names"),
+    )
+}
 REPLACED_FACTOR = 0.45  # reverted or superseded: below what replaced it, still findable
 PREFIX_MIN = 8  # words this long are also searched by prefix (compression ~ compress…), cut to PREFIX_KEEP letters
 PREFIX_KEEP = 6
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all am an and any are as at be because been before being below between both
 but by can could did do does doing down during each few for from further had has have having he her here hers
 him his how i if in into is it its itself just me more most my myself no nor not now of off on once only or
 other our ours out over own same she should so some such than that the their theirs them then there these they
 this those through to too under until up very was we were what when where which while who whom why will with
 would you your yours ever still don doesn didn isn aren wasn won anymore instead way get gets got like
-""".split())
+""".split()
+)
 _TOKEN = re.compile(r"[^\W_]+(?:_+[^\W_]+)*")  # words; snake_case identifiers stay whole (never query syntax)
 _GRADE = re.compile(
     r"\b(?:grade|score|rate|review|critique|assess|evaluate|audit|judge)\s+(?:(?:my|this|the|our|that|these)\s+)?"
-    r"(?:code|diff|pr|pull\s+request|patch|commit|function|implementation|changes?|file)\b", re.I)
-_QUALITY = re.compile(r"\b(?:is|are)\s+(?:my|this|the|our)\s+(?:code|diff|pr|patch|implementation|changes?)\s+"
-                      r"(?:good|ok|okay|correct|fine|bad|clean|right|any\s+good)\b", re.I)
+    r"(?:code|diff|pr|pull\s+request|patch|commit|function|implementation|changes?|file)\b",
+    re.I,
+)
+_QUALITY = re.compile(
+    r"\b(?:is|are)\s+(?:my|this|the|our)\s+(?:code|diff|pr|patch|implementation|changes?)\s+"
+    r"(?:good|ok|okay|correct|fine|bad|clean|right|any\s+good)\b",
+    re.I,
+)
 _SCORE = re.compile(r"\bwhat\s+(?:grade|score|rating|mark)\b|\bout\s+of\s+(?:10|ten|100)\b", re.I)
 _ID_LIKE = re.compile(r"\b(?:decision|claim|pr|issue|doc|comment|review|commit|src):[^\s,;)\]\"'`]+")
-_REASON_CUE = re.compile(r"\b(because|since|so that|otherwise|to avoid|to prevent|which means|this means|would|"
-                         r"in order to|causes?|breaks?|leaks?|security|vulnerab|the reason|must|never|can't|cannot)\b",
-                         re.I)
+_REASON_CUE = re.compile(
+    r"\b(because|since|so that|otherwise|to avoid|to prevent|which means|this means|would|"
+    r"in order to|causes?|breaks?|leaks?|security|vulnerab|the reason|must|never|can't|cannot)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -224,8 +238,10 @@ class _Term:
             self.best[decision], self.via[decision] = value, channel
 
 
-_Q_CLAIM_DECISIONS = ("UNWIND $ids AS cid MATCH (:Claim {id: cid})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->"
-                      "(d:Decision) RETURN cid, collect(DISTINCT d.id) AS ds")
+_Q_CLAIM_DECISIONS = (
+    "UNWIND $ids AS cid MATCH (:Claim {id: cid})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->"
+    "(d:Decision) RETURN cid, collect(DISTINCT d.id) AS ds"
+)
 # a source's own decision, and the decisions its links reach: PRs fixing or citing an issue, the PR a comment is on
 _Q_SOURCE_DECISIONS = (
     "UNWIND $ids AS sid MATCH (s:Source {id: sid}) "
@@ -234,11 +250,15 @@ _Q_SOURCE_DECISIONS = (
     "[(s)<-[:FIXES|REFERENCES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) | d.id] + "
     "[(s)-[:ON]->(:Issue)<-[:FIXES|REFERENCES]-(:Source)<-[:DERIVED_FROM]-(d:Decision) | d.id] AS linked"
 )
-_Q_SYMBOLS = ("UNWIND $names AS nm MATCH (y:Symbol {name: nm})<-[:MENTIONS]-(p:Source)<-[:DERIVED_FROM]-(d:Decision) "
-              "RETURN nm, collect(DISTINCT d.id) AS ds")
-_Q_FILES = ("UNWIND $stems AS stem UNWIND [stem + '.py', stem + '.md', stem] AS name MATCH (f:File) "
-            "WHERE f.path = name OR f.path ENDS WITH ('/' + name) "
-            "MATCH (f)<-[:TOUCHES]-(p:Source)<-[:DERIVED_FROM]-(d:Decision) RETURN stem, collect(DISTINCT d.id) AS ds")
+_Q_SYMBOLS = (
+    "UNWIND $names AS nm MATCH (y:Symbol {name: nm})<-[:MENTIONS]-(p:Source)<-[:DERIVED_FROM]-(d:Decision) "
+    "RETURN nm, collect(DISTINCT d.id) AS ds"
+)
+_Q_FILES = (
+    "UNWIND $stems AS stem UNWIND [stem + '.py', stem + '.md', stem] AS name MATCH (f:File) "
+    "WHERE f.path = name OR f.path ENDS WITH ('/' + name) "
+    "MATCH (f)<-[:TOUCHES]-(p:Source)<-[:DERIVED_FROM]-(d:Decision) RETURN stem, collect(DISTINCT d.id) AS ds"
+)
 
 
 class _Search:
@@ -272,18 +292,27 @@ class _Search:
 
     def _fulltext(self, label: str, query: str) -> list[tuple[str, float]]:
         # label is one of three literals; the query is a parameter of letters, digits, '_', '|' and a trailing '*'
-        rows = self.g.read(f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node, score "
-                           "RETURN node.id AS id, score ORDER BY score DESC, id LIMIT $k",
-                           {"q": query, "k": SEARCH_K}, name=f"why.fulltext.{label.lower()}")
+        rows = self.g.read(
+            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node, score "
+            "RETURN node.id AS id, score ORDER BY score DESC, id LIMIT $k",
+            {"q": query, "k": SEARCH_K},
+            name=f"why.fulltext.{label.lower()}",
+        )
         return _scaled([(r["id"], float(r["score"] or 0.0)) for r in rows])
 
     def _map(self, hits: dict[str, dict[str, list[tuple[str, float]]]]) -> None:
         claim_ids = sorted({c for h in hits.values() for c, _ in h["Claim"]})
         source_ids = sorted({s for h in hits.values() for s, _ in h["Source"]})
-        claims = {r["cid"]: r["ds"] for r in self.g.read(_Q_CLAIM_DECISIONS, {"ids": claim_ids},
-                                                         name="why.claim_decisions")} if claim_ids else {}
-        sources = {r["sid"]: r for r in self.g.read(_Q_SOURCE_DECISIONS, {"ids": source_ids},
-                                                    name="why.source_decisions")} if source_ids else {}
+        claims = (
+            {r["cid"]: r["ds"] for r in self.g.read(_Q_CLAIM_DECISIONS, {"ids": claim_ids}, name="why.claim_decisions")}
+            if claim_ids
+            else {}
+        )
+        sources = (
+            {r["sid"]: r for r in self.g.read(_Q_SOURCE_DECISIONS, {"ids": source_ids}, name="why.source_decisions")}
+            if source_ids
+            else {}
+        )
         self.found.claims_seen = set(claim_ids)
         for w, h in hits.items():
             term = self.terms[w]
@@ -351,8 +380,10 @@ _Q_RETRIEVE = (
     "x.source_id AS source_id, s.text AS text, s.url AS url, s.kind AS kind, s.number AS number, s.title AS title, "
     "s.path AS path, s.by AS by, s.quarantined AS quarantined, count(nd) AS newer"
 )
-_Q_BECAUSE = ("UNWIND $ids AS did MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d:Decision {id: did}) "
-              "RETURN d.id AS did, collect(DISTINCT c.id) AS cs")
+_Q_BECAUSE = (
+    "UNWIND $ids AS did MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d:Decision {id: did}) "
+    "RETURN d.id AS did, collect(DISTINCT c.id) AS cs"
+)
 
 
 def _retrieve(graph: Graph, found: _Found, ans: WhyAnswer, limit: int) -> None:
@@ -389,8 +420,9 @@ def _retrieve(graph: Graph, found: _Found, ans: WhyAnswer, limit: int) -> None:
         if d.replaced_by:
             d.note = "; ".join(d.replaced_by) + " — read what replaced it first."
         elif not because:
-            d.note = ("No reason was recorded as a claim for this decision"
-                      + ("; the sentence of its source nearest the question is shown as context." if d.context else "."))
+            d.note = "No reason was recorded as a claim for this decision" + (
+                "; the sentence of its source nearest the question is shown as context." if d.context else "."
+            )
         ans.decisions.append(d)
 
 
@@ -424,8 +456,18 @@ def _context(own: Receipt, question: str) -> Receipt | None:
     if best is None:
         return None
     s = best[1]
-    return Receipt(f"{own.source_id}:{s.start}:{s.end}", "context", s.text, s.text, own.source_id, own.source, own.url,
-                   own.status, s.start, s.end)
+    return Receipt(
+        f"{own.source_id}:{s.start}:{s.end}",
+        "context",
+        s.text,
+        s.text,
+        own.source_id,
+        own.source,
+        own.url,
+        own.status,
+        s.start,
+        s.end,
+    )
 
 
 def _norm(text: str) -> str:
@@ -439,15 +481,30 @@ def _receipts(graph: Graph, label: str, ids: list[str], ans: WhyAnswer) -> list[
     for r in graph.read(_Q_RETRIEVE.format(label=label), {"ids": ids}, name=f"why.retrieve.{label.lower()}"):
         text, quote = r["text"] or "", r["quote"] or ""
         start, end = int(r["start"] or 0), int(r["end"] or 0)
-        status = (decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0)) if label == "Decision"
-                  else claim_status(r["status"], r["holds"]))
+        status = (
+            decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0))
+            if label == "Decision"
+            else claim_status(r["status"], r["holds"])
+        )
         verified = bool(quote) and is_verbatim(text, Span(r["source_id"] or "", start, end, quote))
         if not verified or r["quarantined"] or (label == "Claim" and status != "holds"):
             ans.withheld += 1
             continue  # never show the text of a claim that does not hold or of an untrusted source
-        out.append(Receipt(r["id"], label.lower(), r["summary"] or r["statement"] or quote, quote, r["source_id"],
-                           source_label({**r, "id": r["source_id"]}), r["url"], status, start, end,
-                           text if label == "Decision" else ""))
+        out.append(
+            Receipt(
+                r["id"],
+                label.lower(),
+                r["summary"] or r["statement"] or quote,
+                quote,
+                r["source_id"],
+                source_label({**r, "id": r["source_id"]}),
+                r["url"],
+                status,
+                start,
+                end,
+                text if label == "Decision" else "",
+            )
+        )
     return out
 
 
@@ -470,7 +527,9 @@ def _validate(obj: Any) -> tuple[str, list[str]]:
 def _synthesise(llm: LLMClient, ans: WhyAnswer, allowed: set[str]) -> None:
     lines = []
     for d in ans.decisions:
-        lines.append(f"- id {d.receipt.id} (decision, {d.receipt.status}): {d.receipt.text} | quote: “{d.receipt.quote}”")
+        lines.append(
+            f"- id {d.receipt.id} (decision, {d.receipt.status}): {d.receipt.text} | quote: “{d.receipt.quote}”"
+        )
         lines += [f"  - id {c.id} (claim): “{c.quote}”" for c in d.because]
     text, cites = llm.complete_json(_SYSTEM, f"Question: {ans.question}\n\nReceipts:\n" + "\n".join(lines), _validate)
     ans.cited = [c for c in cites if c in allowed]

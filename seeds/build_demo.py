@@ -192,11 +192,25 @@ class Builder:
                 continue
             old_path = renames.get(path, path)
             old_text, new_text = before.get(old_path), after.get(path)
-            status = "renamed" if path in renames else "added" if old_text is None else "removed" if new_text is None else "modified"
+            status = (
+                "renamed"
+                if path in renames
+                else "added"
+                if old_text is None
+                else "removed"
+                if new_text is None
+                else "modified"
+            )
             patch = unified(old_text or "", new_text or "")
             adds, dels = count_changes(patch)
-            row: dict = {"filename": path, "status": status, "additions": adds, "deletions": dels,
-                         "changes": adds + dels, "patch": patch}
+            row: dict = {
+                "filename": path,
+                "status": status,
+                "additions": adds,
+                "deletions": dels,
+                "changes": adds + dels,
+                "patch": patch,
+            }
             if status == "renamed":
                 row["previous_filename"] = old_path
             rows.append(row)
@@ -269,16 +283,18 @@ class Writer:
                 raise StoryError(f"{pr.key}: review comment on {r.path}, which the PR does not change")
             line, hunk = locate(patches[r.path], self.b.resolve(r.anchor))
             self.review_id += 1
-            out.append({
-                "id": self.review_id,
-                "user": user(r.author),
-                "body": self.b.resolve(r.body),
-                "path": r.path,
-                "line": line,
-                "diff_hunk": hunk,
-                "created_at": iso(r.at),
-                "html_url": f"{WEB}/pull/{n}#discussion_r{self.review_id}",
-            })
+            out.append(
+                {
+                    "id": self.review_id,
+                    "user": user(r.author),
+                    "body": self.b.resolve(r.body),
+                    "path": r.path,
+                    "line": line,
+                    "diff_hunk": hunk,
+                    "created_at": iso(r.at),
+                    "html_url": f"{WEB}/pull/{n}#discussion_r{self.review_id}",
+                }
+            )
         return out
 
     def notes(self, event: PR | Issue) -> list[dict]:
@@ -287,13 +303,15 @@ class Writer:
         out = []
         for note in event.notes:
             self.note_id += 1
-            out.append({
-                "id": self.note_id,
-                "user": user(note.author),
-                "body": self.b.resolve(note.body),
-                "created_at": iso(note.at),
-                "html_url": f"{WEB}/{page}/{n}#issuecomment-{self.note_id}",
-            })
+            out.append(
+                {
+                    "id": self.note_id,
+                    "user": user(note.author),
+                    "body": self.b.resolve(note.body),
+                    "created_at": iso(note.at),
+                    "html_url": f"{WEB}/{page}/{n}#issuecomment-{self.note_id}",
+                }
+            )
         return out
 
 
@@ -304,16 +322,19 @@ def dump(path: Path, data: object) -> None:
 
 def write_snapshot(b: Builder, out: Path) -> None:
     base = out / "github" / "repos" / REPO
-    dump(base / "repo.json", {
-        "full_name": REPO,
-        "name": REPO.split("/")[1],
-        "owner": {"login": REPO.split("/")[0], "type": "Organization"},
-        "description": STORY.repo["description"],
-        "default_branch": "main",
-        "html_url": WEB,
-        "private": False,
-        "created_at": STORY.repo["created_at"],
-    })
+    dump(
+        base / "repo.json",
+        {
+            "full_name": REPO,
+            "name": REPO.split("/")[1],
+            "owner": {"login": REPO.split("/")[0], "type": "Organization"},
+            "description": STORY.repo["description"],
+            "default_branch": "main",
+            "html_url": WEB,
+            "private": False,
+            "created_at": STORY.repo["created_at"],
+        },
+    )
     w = Writer(b)
     for event in b.events:
         n = b.numbers[event.key]
@@ -442,33 +463,62 @@ def story_json(b: Builder) -> dict:
             head = b.head[path].split("\n")
             for line in wanted:
                 by = added_by(b, path, line)
-                lines.append({"path": path, "line": line, "lineno": head.index(line) + 1,
-                              "added_by_pr": num[by] if by else None})
-        stories.append({
-            "id": s.id,
-            "title": s.title,
-            "decision_pr": num[s.decision_pr],
-            "decision": s.decision,
-            "prs": [num[k] for k in s.prs],
-            "issues": [num[k] for k in s.issues],
-            "files": list(s.lines),
-            "decisive_lines": lines,
-            "rejected_alternatives": s.alternatives,
-            "premise": b.resolve(s.premise),
-            "contradicting_changes": s.undo_ideas,
-            "benign_changes": [b.resolve(x) for x in s.benign_ideas],
-        })
+                lines.append(
+                    {"path": path, "line": line, "lineno": head.index(line) + 1, "added_by_pr": num[by] if by else None}
+                )
+        stories.append(
+            {
+                "id": s.id,
+                "title": s.title,
+                "decision_pr": num[s.decision_pr],
+                "decision": s.decision,
+                "prs": [num[k] for k in s.prs],
+                "issues": [num[k] for k in s.issues],
+                "files": list(s.lines),
+                "decisive_lines": lines,
+                "rejected_alternatives": s.alternatives,
+                "premise": b.resolve(s.premise),
+                "contradicting_changes": s.undo_ideas,
+                "benign_changes": [b.resolve(x) for x in s.benign_ideas],
+            }
+        )
     seen = last_activity(b)
     return {
         "repo": REPO,
         "generated_by": "seeds/build_demo.py",
-        "people": [{"login": p.login, "name": p.name, "role": p.role, "is_bot": p.is_bot,
-                    "last_active": seen.get(p.login, "")[:10]} for p in PEOPLE],
-        "pulls": [{"number": num[pr.key], "key": pr.key, "title": b.resolve(pr.title), "author": pr.author,
-                   "state": pr_state(pr), "noise": bool(set(pr.labels) & NOISE_LABELS),
-                   "files": [row["filename"] for row in b.files[pr.key]]} for pr in b.prs()],
-        "issues": [{"number": num[i.key], "key": i.key, "title": i.title, "author": i.author,
-                    "state": "closed" if i.closed else "open", "state_reason": i.state_reason} for i in b.issues()],
+        "people": [
+            {
+                "login": p.login,
+                "name": p.name,
+                "role": p.role,
+                "is_bot": p.is_bot,
+                "last_active": seen.get(p.login, "")[:10],
+            }
+            for p in PEOPLE
+        ],
+        "pulls": [
+            {
+                "number": num[pr.key],
+                "key": pr.key,
+                "title": b.resolve(pr.title),
+                "author": pr.author,
+                "state": pr_state(pr),
+                "noise": bool(set(pr.labels) & NOISE_LABELS),
+                "files": [row["filename"] for row in b.files[pr.key]],
+            }
+            for pr in b.prs()
+        ],
+        "issues": [
+            {
+                "number": num[i.key],
+                "key": i.key,
+                "title": i.title,
+                "author": i.author,
+                "state": "closed" if i.closed else "open",
+                "state_reason": i.state_reason,
+            }
+            for i in b.issues()
+        ],
         "special": numbered(b, STORY.special),
         "stories": stories,
     }
@@ -508,29 +558,46 @@ def story_md(b: Builder, data: dict) -> str:
         "|---|---|---|---|",
     ]
     out += [f"| {p['login']} | {p['name']} | {md_cell(p['role'])} | {p['last_active']} |" for p in data["people"]]
-    out += ["", "## Story lines", "", "| story | decision PR | other PRs | issues | files | decision (verbatim) |",
-            "|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "## Story lines",
+        "",
+        "| story | decision PR | other PRs | issues | files | decision (verbatim) |",
+        "|---|---|---|---|---|---|",
+    ]
     for s in data["stories"]:
         others = ", ".join(f"#{n}" for n in s["prs"] if n != s["decision_pr"]) or "-"
-        out.append(f"| {s['id']} | #{s['decision_pr']} | {others} | {', '.join(f'#{n}' for n in s['issues'])} | "
-                   f"{', '.join(s['files'])} | {md_cell(s['decision'])} |")
+        out.append(
+            f"| {s['id']} | #{s['decision_pr']} | {others} | {', '.join(f'#{n}' for n in s['issues'])} | "
+            f"{', '.join(s['files'])} | {md_cell(s['decision'])} |"
+        )
     for i, s in enumerate(data["stories"], start=1):
-        out += ["", f"### {i}. {s['title']} (`{s['id']}`)", "", f"Decision, from #{s['decision_pr']}:", "",
-                f"> {s['decision']}", ""]
+        out += [
+            "",
+            f"### {i}. {s['title']} (`{s['id']}`)",
+            "",
+            f"Decision, from #{s['decision_pr']}:",
+            "",
+            f"> {s['decision']}",
+            "",
+        ]
         if s["rejected_alternatives"]:
             out += ["Rejected alternatives and reasons (verbatim review comments):", ""]
             out += [f"- {alt}" for alt in s["rejected_alternatives"]] + [""]
         out += [f"Premises: {s['premise']}", "", "Decisive lines at HEAD:", ""]
         for path in s["files"]:
             rows = [d for d in s["decisive_lines"] if d["path"] == path]
-            where = ", ".join(f"{d['lineno']} (#{d['added_by_pr']})" if d["added_by_pr"] else f"{d['lineno']} (initial)"
-                              for d in rows)
+            where = ", ".join(
+                f"{d['lineno']} (#{d['added_by_pr']})" if d["added_by_pr"] else f"{d['lineno']} (initial)" for d in rows
+            )
             out += [f"- `{path}`, lines {where}:", "", "```"] + [d["line"] for d in rows] + ["```", ""]
         out += ["A contradicting change would, for example:", ""] + [f"- {u}" for u in s["contradicting_changes"]]
         out += ["", "A benign change nearby would, for example:", ""] + [f"- {u}" for u in s["benign_changes"]]
     sp = data["special"]
     out += [
-        "", "## Cases for the premise rules", "",
+        "",
+        "## Cases for the premise rules",
+        "",
         f"- Revert pair: #{sp['revert']['revert']} reverts #{sp['revert']['reverted']}; the decision is re-done "
         f"differently in #{sp['revert']['redo']}.",
         f"- Stale premise: #{sp['stale_fix']['pr']} (merged) says Fixes #{sp['stale_fix']['issue_still_open']}, "
@@ -542,16 +609,23 @@ def story_md(b: Builder, data: dict) -> str:
         f"both in #{sp['superseded_adr']['changed_by_pr']}.",
         "- Inactive authors (last activity before 2025-06): " + ", ".join(sp["inactive_authors"]) + ".",
         "- Closed without merge: " + ", ".join(f"#{n}" for n in sp["closed_unmerged"]) + ".",
-        "", "## All pull requests", "", "| # | title | author | state | created | merged/closed | labels |",
+        "",
+        "## All pull requests",
+        "",
+        "| # | title | author | state | created | merged/closed | labels |",
         "|---|---|---|---|---|---|---|",
     ]
     for pr in prs:
-        out.append(f"| {num[pr.key]} | {md_cell(b.resolve(pr.title))} | {pr.author} | {pr_state(pr)} | "
-                   f"{pr.created[:10]} | {(pr.merged or pr.closed or '')[:10]} | {', '.join(pr.labels)} |")
+        out.append(
+            f"| {num[pr.key]} | {md_cell(b.resolve(pr.title))} | {pr.author} | {pr_state(pr)} | "
+            f"{pr.created[:10]} | {(pr.merged or pr.closed or '')[:10]} | {', '.join(pr.labels)} |"
+        )
     out += ["", "## All issues", "", "| # | title | author | state | created | closed |", "|---|---|---|---|---|---|"]
     for issue in issues:
-        out.append(f"| {num[issue.key]} | {md_cell(issue.title)} | {issue.author} | {issue_state(issue)} | "
-                   f"{issue.created[:10]} | {(issue.closed or '')[:10]} |")
+        out.append(
+            f"| {num[issue.key]} | {md_cell(issue.title)} | {issue.author} | {issue_state(issue)} | "
+            f"{issue.created[:10]} | {(issue.closed or '')[:10]} |"
+        )
     return "\n".join(out) + "\n"
 
 

@@ -153,27 +153,47 @@ def _event(raw: dict[str, Any]) -> PR | Issue:
         except EditError as e:
             raise StoryError(str(e)) from None
         return PR(
-            raw["pr"], raw["title"], raw["author"], _text(raw, "created", where), raw["body"], edits,
-            merged=_text(raw, "merged", where), closed=_text(raw, "closed", where),
+            raw["pr"],
+            raw["title"],
+            raw["author"],
+            _text(raw, "created", where),
+            raw["body"],
+            edits,
+            merged=_text(raw, "merged", where),
+            closed=_text(raw, "closed", where),
             review=_comments(raw.get("review"), where, review=True),
-            notes=_comments(raw.get("notes"), where, review=False), labels=list(raw.get("labels", [])),
+            notes=_comments(raw.get("notes"), where, review=False),
+            labels=list(raw.get("labels", [])),
         )
     if "issue" in raw:
         where = f"issue {raw['issue']}"
         return Issue(
-            raw["issue"], raw["title"], raw["author"], _text(raw, "created", where), raw["body"],
-            closed=_text(raw, "closed", where), state_reason=raw.get("state_reason"),
-            notes=_comments(raw.get("notes"), where, review=False), labels=list(raw.get("labels", [])),
+            raw["issue"],
+            raw["title"],
+            raw["author"],
+            _text(raw, "created", where),
+            raw["body"],
+            closed=_text(raw, "closed", where),
+            state_reason=raw.get("state_reason"),
+            notes=_comments(raw.get("notes"), where, review=False),
+            labels=list(raw.get("labels", [])),
         )
     raise StoryError(f"an event must start with 'pr: KEY' or 'issue: KEY', got {list(raw)[:3]}")
 
 
 def _story(raw: dict[str, Any]) -> Story:
     return Story(
-        raw["id"], raw["title"], raw["decision_pr"], raw["decision"], list(raw["prs"]), list(raw["issues"]),
+        raw["id"],
+        raw["title"],
+        raw["decision_pr"],
+        raw["decision"],
+        list(raw["prs"]),
+        list(raw["issues"]),
         {path: list(lines) for path, lines in raw["lines"].items()},
-        alternatives=list(raw.get("alternatives", [])), premise=raw.get("premise", ""),
-        undo_ideas=list(raw.get("undo_ideas", [])), benign_ideas=list(raw.get("benign_ideas", [])),
+        alternatives=list(raw.get("alternatives", [])),
+        premise=raw.get("premise", ""),
+        undo_ideas=list(raw.get("undo_ideas", [])),
+        benign_ideas=list(raw.get("benign_ideas", [])),
     )
 
 

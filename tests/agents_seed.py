@@ -48,4 +48,5 @@ def edit_pr_body(number: int, old: str, new: str) -> Callable[[Path], None]:
         assert old in data["body"]
         data["body"] = data["body"].replace(old, new)
         p.write_text(json.dumps(data), encoding="utf-8")
+
     return edit

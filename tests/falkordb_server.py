@@ -19,15 +19,38 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, tmp: Path, *, cap: int | None = CAP, password: str | None = None,
-                 replica_of: int | None = None, timeout_max: int = 0) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        *,
+        cap: int | None = CAP,
+        password: str | None = None,
+        replica_of: int | None = None,
+        timeout_max: int = 0,
+    ) -> None:
         server, module = server_binaries()
         self.port = free_port()
         self.dir = tmp / f"server-{self.port}"
         self.dir.mkdir(parents=True)
         mod_args = ["TIMEOUT_MAX", str(timeout_max)] + (["RESULTSET_SIZE", str(cap)] if cap is not None else [])
-        args = [str(server), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-                "--save", "", "--appendonly", "no", "--daemonize", "no", "--loadmodule", str(module), *mod_args]
+        args = [
+            str(server),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.dir),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--loadmodule",
+            str(module),
+            *mod_args,
+        ]
         if password:
             args += ["--requirepass", password]
         if replica_of:

@@ -50,8 +50,12 @@ class RepoState:
     def add_comment(self, number: int, login: str, body: str, user_type: str = "User") -> dict[str, Any]:
         with self.lock:
             self.next_id += 1
-            c = {"id": self.next_id, "body": body, "user": {"login": login, "type": user_type},
-                 "html_url": f"https://github.com/{self.full_name}/pull/{number}#issuecomment-{self.next_id}"}
+            c = {
+                "id": self.next_id,
+                "body": body,
+                "user": {"login": login, "type": user_type},
+                "html_url": f"https://github.com/{self.full_name}/pull/{number}#issuecomment-{self.next_id}",
+            }
             self.comments.setdefault(number, []).append(c)
             return c
 
@@ -73,8 +77,13 @@ def _handler(server: GitHubActionServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:  # quiet
             pass
 
-        def _send(self, status: int, body: Any, headers: dict[str, str] | None = None,
-                  content_type: str = "application/json; charset=utf-8") -> None:
+        def _send(
+            self,
+            status: int,
+            body: Any,
+            headers: dict[str, str] | None = None,
+            content_type: str = "application/json; charset=utf-8",
+        ) -> None:
             data = body.encode("utf-8") if isinstance(body, str) else json.dumps(body).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -98,7 +107,7 @@ def _handler(server: GitHubActionServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(401, {"message": "Bad credentials"})
             if not parts.path.startswith(prefix + "/"):
                 return self._send(404, {"message": "Not Found"})
-            rest = parts.path[len(prefix):]
+            rest = parts.path[len(prefix) :]
             for pattern, want, fn in ROUTES:
                 m = re.fullmatch(pattern, rest)
                 if m and method == want:
@@ -120,19 +129,28 @@ def _handler(server: GitHubActionServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(404, {"message": "Not Found"})
             if "application/vnd.github.diff" in (self.headers.get("Accept") or ""):
                 return self._send(200, p.diff, content_type="text/x-diff; charset=utf-8")
-            self._send(200, {"number": p.number, "title": p.title, "state": "open",
-                             "head": {"sha": p.head_sha, "ref": "feature"}, "base": {"ref": "main"},
-                             "html_url": f"https://github.com/{st.full_name}/pull/{p.number}"})
+            self._send(
+                200,
+                {
+                    "number": p.number,
+                    "title": p.title,
+                    "state": "open",
+                    "head": {"sha": p.head_sha, "ref": "feature"},
+                    "base": {"ref": "main"},
+                    "html_url": f"https://github.com/{st.full_name}/pull/{p.number}",
+                },
+            )
 
         def list_comments(self, m: re.Match[str], q: dict[str, str]) -> None:
             items = list(st.comments.get(int(m["n"]), []))
             per = min(int(q.get("per_page", 30)), server.per_page_cap)
             page = int(q.get("page", 1))
-            chunk = items[(page - 1) * per: page * per]
+            chunk = items[(page - 1) * per : page * per]
             headers = {}
             if page * per < len(items):
-                headers["Link"] = (f'<{server.url}{prefix}/issues/{m["n"]}/comments?per_page={per}&page={page + 1}>; '
-                                   'rel="next"')
+                headers["Link"] = (
+                    f'<{server.url}{prefix}/issues/{m["n"]}/comments?per_page={per}&page={page + 1}>; rel="next"'
+                )
             self._send(200, chunk, headers)
 
         def create_comment(self, m: re.Match[str], _q: dict[str, str]) -> None:

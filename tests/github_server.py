@@ -114,8 +114,20 @@ def _numbered(d: Path) -> list[dict[str, Any]]:
 
 
 def _pr_as_issue(pr: dict[str, Any]) -> dict[str, Any]:
-    keys = ("url", "id", "number", "title", "user", "labels", "state", "created_at", "updated_at", "closed_at",
-            "body", "html_url")
+    keys = (
+        "url",
+        "id",
+        "number",
+        "title",
+        "user",
+        "labels",
+        "state",
+        "created_at",
+        "updated_at",
+        "closed_at",
+        "body",
+        "html_url",
+    )
     issue = {k: pr.get(k) for k in keys}
     issue["pull_request"] = {"url": pr.get("url"), "html_url": pr.get("html_url"), "merged_at": pr.get("merged_at")}
     return issue
@@ -127,12 +139,13 @@ def _contents(base: Path, rel: str) -> Any:
         raw = p.read_bytes()
         b64 = base64.b64encode(raw).decode()
         # GitHub wraps the base64 at 60 columns; clients must cope with the newlines.
-        wrapped = "\n".join(b64[i:i + 60] for i in range(0, len(b64), 60)) + "\n"
-        return {"type": "file", "encoding": "base64", "size": len(raw), "name": p.name, "path": rel,
-                "content": wrapped}
+        wrapped = "\n".join(b64[i : i + 60] for i in range(0, len(b64), 60)) + "\n"
+        return {"type": "file", "encoding": "base64", "size": len(raw), "name": p.name, "path": rel, "content": wrapped}
     if p.is_dir():
-        return [{"type": "dir" if c.is_dir() else "file", "name": c.name, "path": f"{rel}/{c.name}".strip("/")}
-                for c in sorted(p.iterdir())]
+        return [
+            {"type": "dir" if c.is_dir() else "file", "name": c.name, "path": f"{rel}/{c.name}".strip("/")}
+            for c in sorted(p.iterdir())
+        ]
     return None
 
 
@@ -239,7 +252,7 @@ def _make_handler(st: _State) -> type[BaseHTTPRequestHandler]:
             if page > 1:
                 links += [link(1, "first")]
             extra = {"Link": ", ".join(links)} if links else {}
-            self._send(n, path, q, 200, items[(page - 1) * per: page * per], extra)
+            self._send(n, path, q, 200, items[(page - 1) * per : page * per], extra)
 
         def _rate_limited(self, n: int, path: str, q: dict[str, str]) -> None:
             f = st.faults
@@ -259,8 +272,9 @@ def _make_handler(st: _State) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
             self.connection.close()
 
-        def _send(self, n: int, path: str, q: dict[str, str], status: int, body: Any,
-                  extra: dict[str, str] | None = None) -> None:
+        def _send(
+            self, n: int, path: str, q: dict[str, str], status: int, body: Any, extra: dict[str, str] | None = None
+        ) -> None:
             self._record(n, path, q, status)
             is_text = isinstance(body, str)
             data = (body if is_text else json.dumps(body)).encode()

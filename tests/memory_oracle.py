@@ -83,8 +83,11 @@ class Oracle:
         actions = {}
         for a, (d, executed) in self.actions.items():
             actions[a] = {"status": "active" if h[d] else ("compensate" if executed else "held")}
-        return {"claims": dict(sorted(claims.items())), "decisions": dict(sorted(decisions.items())),
-                "actions": dict(sorted(actions.items()))}
+        return {
+            "claims": dict(sorted(claims.items())),
+            "decisions": dict(sorted(decisions.items())),
+            "actions": dict(sorted(actions.items())),
+        }
 
     # --- steps -----------------------------------------------------------------------------------------
     def _step(self, change: Any, taken: Any, review_kept: bool) -> dict[str, Any]:

@@ -39,8 +39,11 @@ def _handler(st: TarballState) -> type[BaseHTTPRequestHandler]:
             st.log.append((path, {k.lower(): v for k, v in self.headers.items()}))
             parts = [unquote(p) for p in path.split("/") if p]
             if st.rate_limited:
-                return self._send(403, b'{"message": "API rate limit exceeded"}',
-                                  {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 60)})
+                return self._send(
+                    403,
+                    b'{"message": "API rate limit exceeded"}',
+                    {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 60)},
+                )
             if len(parts) >= 5 and parts[0] == "repos" and parts[3] == "tarball":
                 key = (f"{parts[1]}/{parts[2]}", "/".join(parts[4:]))
                 if key not in st.archives:
@@ -51,7 +54,9 @@ def _handler(st: TarballState) -> type[BaseHTTPRequestHandler]:
                 data = st.archives.get(key)
                 if data is None:
                     return self._send(404, b"Not Found")
-                return self._stream(data) if st.chunked else self._send(200, data, {"Content-Type": "application/x-gzip"})
+                return (
+                    self._stream(data) if st.chunked else self._send(200, data, {"Content-Type": "application/x-gzip"})
+                )
             self._send(404, b'{"message": "Not Found"}')
 
         def _send(self, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
@@ -69,7 +74,7 @@ def _handler(st: TarballState) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             try:
                 for i in range(0, len(data), 16384):
-                    chunk = data[i:i + 16384]
+                    chunk = data[i : i + 16384]
                     self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):

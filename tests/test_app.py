@@ -24,8 +24,14 @@ def test_app_starts_and_shows_connection_status(store: Store) -> None:
 
 def test_every_page_renders_without_exception(store: Store) -> None:
     at = _app().run()
-    for page in ("pages/home.py", "pages/ingest.py", "pages/decision_graph.py", "pages/guard.py",
-                 "pages/corrections.py", "pages/eval.py"):
+    for page in (
+        "pages/home.py",
+        "pages/ingest.py",
+        "pages/decision_graph.py",
+        "pages/guard.py",
+        "pages/corrections.py",
+        "pages/eval.py",
+    ):
         at.switch_page(page).run()
         assert not at.exception, page
 
@@ -85,8 +91,17 @@ def test_coverage_counts_every_snapshot_file_and_says_what_was_skipped(store: St
     root = tmp_path / "snap"
     shutil.copytree(FIXTURE / "repos" / "acme" / "ledger", root / "repos" / "cov-test" / "ledger")
     issues = root / "repos" / "cov-test" / "ledger" / "issues"
-    (issues / "99.json").write_text(json.dumps({"number": 99, "title": "Nobody links me", "body": "x",
-                                                "state": "open", "user": {"login": "a", "type": "User"}}))
+    (issues / "99.json").write_text(
+        json.dumps(
+            {
+                "number": 99,
+                "title": "Nobody links me",
+                "body": "x",
+                "state": "open",
+                "user": {"login": "a", "type": "User"},
+            }
+        )
+    )
     (issues / "notes.json").write_text("{}")
     res = ingest_snapshot(store, root)
     problems = res.coverage.problems

@@ -59,11 +59,14 @@ def one_error_line(err: str, *words: str) -> str:
 
 
 def trivial(i: int) -> str:
-    return (f"diff --git a/pad/f{i}.txt b/pad/f{i}.txt\n--- a/pad/f{i}.txt\n+++ b/pad/f{i}.txt\n"
-            f"@@ -1 +1 @@\n-old {i}\n+new {i}\n")
+    return (
+        f"diff --git a/pad/f{i}.txt b/pad/f{i}.txt\n--- a/pad/f{i}.txt\n+++ b/pad/f{i}.txt\n"
+        f"@@ -1 +1 @@\n-old {i}\n+new {i}\n"
+    )
 
 
 # ---- the CI gate ------------------------------------------------------------------------------------------------
+
 
 def test_a_warning_padded_with_300_trivial_files_still_fails_the_gate(
     ledger: str, capsys: pytest.CaptureFixture[str]
@@ -84,9 +87,11 @@ def test_a_warning_padded_with_300_trivial_files_still_fails_the_gate(
 
 def test_a_single_5mb_file_is_not_read_as_a_pass(ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
     body = "".join(f"+    value_{i} = compute({i})\n" for i in range(200_000))
-    big = ("diff --git a/billing/money.py b/billing/money.py\n--- a/billing/money.py\n+++ b/billing/money.py\n"
-           f"@@ -1,3 +1,{200_002} @@\n-from decimal import Decimal\n def parse_amount(value):\n"
-           f"-    return Decimal(str(value))\n+    return float(value)\n{body}")
+    big = (
+        "diff --git a/billing/money.py b/billing/money.py\n--- a/billing/money.py\n+++ b/billing/money.py\n"
+        f"@@ -1,3 +1,{200_002} @@\n-from decimal import Decimal\n def parse_amount(value):\n"
+        f"-    return Decimal(str(value))\n+    return float(value)\n{body}"
+    )
     assert len(big) > 5_000_000 > MAX_BYTES
     code, out, err = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=big)
     data = json.loads(out)
@@ -113,30 +118,39 @@ def test_cr_only_line_endings_read_the_same(ledger: str) -> None:
     assert any("CR only" in n for n in parse_diff(warn.replace("\n", "\r")).notes)
 
 
-@pytest.mark.parametrize("text", [
-    "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nBinary files a/logo.png and b/logo.png differ\n",
-    "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nGIT binary patch\nliteral 5\nMcmZ?wbaG<=00C0~0RR91\n\n",
-    "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
-    "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n",
-], ids=["binary", "git binary patch", "mode only", "headers only"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nBinary files a/logo.png and b/logo.png differ\n",
+        "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nGIT binary patch\nliteral 5\nMcmZ?wbaG<=00C0~0RR91\n\n",
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
+        "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n",
+    ],
+    ids=["binary", "git binary patch", "mode only", "headers only"],
+)
 def test_diffs_without_hunks_pass_cleanly(ledger: str, text: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=text)
     assert code == 0 and json.loads(out)["verdict"] == "pass" and "Traceback" not in err
 
 
-@pytest.mark.parametrize("text, words", [
-    ("diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n*a\n*b\n", ["malformed unified diff"]),
-    ("just prose\n", ["not a unified diff"]),
-    ("\x00\x00\x00", ["not a unified diff"]),
-    ("", ["empty"]),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n*a\n*b\n", ["malformed unified diff"]),
+        ("just prose\n", ["not a unified diff"]),
+        ("\x00\x00\x00", ["not a unified diff"]),
+        ("", ["empty"]),
+    ],
+)
 def test_bad_diffs_exit_2(ledger: str, capsys: pytest.CaptureFixture[str], text: str, words: list[str]) -> None:
     code, _, err = run(["guard", "--repo", ledger, "--diff", "-", "--fail-on-warn"], capsys, stdin=text)
     assert code == 2
     one_error_line(err, *words)
 
 
-def test_a_diff_over_the_input_limit_is_refused(ledger: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_diff_over_the_input_limit_is_refused(
+    ledger: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     huge = tmp_path / "huge.diff"
     with huge.open("wb") as fh:  # sparse: over the limit without writing it
         fh.write(diff("money").encode())
@@ -159,14 +173,16 @@ def test_wrong_types_through_the_api_are_typed_errors(ledger: str) -> None:
 
 # ---- half-written graphs ----------------------------------------------------------------------------------------
 
+
 def _state(store: Store, repo: str, state: str) -> None:
     store.repo_graph(repo).query("MATCH (r:Repo {id: 'repo'}) SET r.ingest_state = $s", {"s": state})
 
 
 def _fingerprint(store: Store, repo: str) -> list[Any]:
     g = store.repo_graph(repo)
-    return g.read("MATCH (n) RETURN labels(n) AS l, properties(n) AS p ORDER BY n.id") + \
-        g.read("MATCH (a)-[e]->(b) RETURN a.id AS a, type(e) AS t, b.id AS b, properties(e) AS p ORDER BY a, t, b")
+    return g.read("MATCH (n) RETURN labels(n) AS l, properties(n) AS p ORDER BY n.id") + g.read(
+        "MATCH (a)-[e]->(b) RETURN a.id AS a, type(e) AS t, b.id AS b, properties(e) AS p ORDER BY a, t, b"
+    )
 
 
 def test_every_path_refuses_a_half_written_graph(
@@ -190,7 +206,16 @@ def test_every_path_refuses_a_half_written_graph(
         ["feedback", "--repo", repo, "--decision", decision, "--kind", "ack", "--by", "eve", "--reason", "ok"],
         ["who-knows", "--repo", repo, "billing/money.py", "--json"],
         ["premises", "--repo", repo, decision, "--json"],
-        ["ingest", "snapshot", str(root), "--repo", repo, "--since-pr", "10", "--quiet"],  # an append would mark it whole
+        [
+            "ingest",
+            "snapshot",
+            str(root),
+            "--repo",
+            repo,
+            "--since-pr",
+            "10",
+            "--quiet",
+        ],  # an append would mark it whole
     ]
     for argv in commands:
         code, out, err = run(argv, capsys, stdin=diff("money"))
@@ -233,6 +258,7 @@ def test_a_crash_mid_write_leaves_a_graph_that_is_refused(
 
 # ---- arguments and settings -------------------------------------------------------------------------------------
 
+
 def test_argument_that_is_not_utf8(capsys: pytest.CaptureFixture[str]) -> None:
     bad = b"caf\xe9".decode("utf-8", "surrogateescape")  # what Python makes of a Latin-1 argv
     code, _, err = run(["memory", "correct", "c1", "--text", bad, "--by", "eve", "--workspace", "w"], capsys)
@@ -258,9 +284,7 @@ def test_record_pointing_at_a_file(tmp_path: Path, capsys: pytest.CaptureFixture
     one_error_line(err, f"--record {f} is a file", "folder")
 
 
-def test_a_negative_limit_gets_an_answer_without_cypher(
-    ledger: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_negative_limit_gets_an_answer_without_cypher(ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["memory", "retrieve", "money", "--repo", ledger, "--limit", "-1"], capsys)
     assert code == 2
     line = one_error_line(err)
@@ -273,8 +297,12 @@ def test_store_errors_are_mapped_to_what_to_do() -> None:
 
     e = QueryFailed("g", "MATCH (n) RETURN n", {}, "Failed to parse query parameter 't' value")
     assert "MATCH" not in cli_errors.user_message(e) and "NUL" in cli_errors.user_message(e)
-    e = QueryFailed("g", "MATCH (n) RETURN n", {}, "errMsg: Invalid input 'X'\nline: 1, column: 7, offset: 6 "
-                                                   "errCtx: MATCH (n) RETURN n errCtxOffset: 6")
+    e = QueryFailed(
+        "g",
+        "MATCH (n) RETURN n",
+        {},
+        "errMsg: Invalid input 'X'\nline: 1, column: 7, offset: 6 errCtx: MATCH (n) RETURN n errCtxOffset: 6",
+    )
     msg = cli_errors.user_message(e)
     assert "\n" not in msg and "MATCH" not in msg and "refused" in msg and "Invalid input 'X'" in msg, msg
 
@@ -299,11 +327,13 @@ def test_an_unexpected_error_is_one_line_and_a_logged_traceback(
 
 # ---- the LLM endpoint -------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("reply", [HANG, TRICKLE])
 def test_a_hanging_llm_endpoint_fails_within_the_deadline(openai_server: OpenAIServer, reply: str) -> None:
     openai_server.respond_with(lambda req: reply)
-    client = LLMClient(Settings.from_env({}), base_url=openai_server.base_url, timeout_s=60, max_retries=2,
-                       deadline_s=1.5)
+    client = LLMClient(
+        Settings.from_env({}), base_url=openai_server.base_url, timeout_s=60, max_retries=2, deadline_s=1.5
+    )
     t0 = time.perf_counter()
     with pytest.raises(LLMError, match=r"timed out.*1\.5 s.*RGUARD_LLM_TIMEOUT_S"):
         client.complete_json("s", "u", lambda d: d)
@@ -337,14 +367,28 @@ def test_export_of_a_clean_graph_still_works(store: Store, ledger: str) -> None:
 
 # ---- the GitHub source checks the same shapes -------------------------------------------------------------------
 
-@pytest.mark.parametrize("rel, change, words", [
-    ("pulls/10.json", lambda pr: {**pr, "body": 12345}, ["/pulls", "'body'"]),
-    ("pulls/10/files.json", lambda fs: [{**fs[0], "additions": "many"}], ["/pulls/10/files", "'additions'"]),
-    ("pulls/10/files.json", lambda fs: [{**fs[0], "filename": "/etc/passwd"}], ["/pulls/10/files", "relative path"]),
-    ("issues/1.json", lambda i: {**i, "user": "someone"}, ["/issues/1", "'user'"]),
-], ids=["body", "additions", "absolute filename", "user"])
+
+@pytest.mark.parametrize(
+    "rel, change, words",
+    [
+        ("pulls/10.json", lambda pr: {**pr, "body": 12345}, ["/pulls", "'body'"]),
+        ("pulls/10/files.json", lambda fs: [{**fs[0], "additions": "many"}], ["/pulls/10/files", "'additions'"]),
+        (
+            "pulls/10/files.json",
+            lambda fs: [{**fs[0], "filename": "/etc/passwd"}],
+            ["/pulls/10/files", "relative path"],
+        ),
+        ("issues/1.json", lambda i: {**i, "user": "someone"}, ["/issues/1", "'user'"]),
+    ],
+    ids=["body", "additions", "absolute filename", "user"],
+)
 def test_github_answers_of_the_wrong_shape_exit_2_and_write_nothing(
-    store: Store, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str], rel: str, change: Any,
+    store: Store,
+    tmp_path: Path,
+    repo_name: str,
+    capsys: pytest.CaptureFixture[str],
+    rel: str,
+    change: Any,
     words: list[str],
 ) -> None:
     import shutil
@@ -362,12 +406,15 @@ def test_github_answers_of_the_wrong_shape_exit_2_and_write_nothing(
     assert not store.repo_graph(repo_name).exists()
 
 
-@pytest.mark.parametrize("fields, words", [
-    ({"target": 42}, "target must be text"),
-    ({"max_prs": "5"}, "max_prs must be a whole number"),
-    ({"repo": ["a/b"]}, "repo must be text or None"),
-    ({"record_dir": 3}, "record_dir must be a folder path"),
-])
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"target": 42}, "target must be text"),
+        ({"max_prs": "5"}, "max_prs must be a whole number"),
+        ({"repo": ["a/b"]}, "repo must be text or None"),
+        ({"record_dir": 3}, "record_dir must be a folder path"),
+    ],
+)
 def test_wrong_types_in_an_ingest_request(store: Store, fields: dict[str, Any], words: str) -> None:
     from rguard_core.errors import InvalidInput
     from rguard_core.ingest.request import IngestRequest, run_ingest
@@ -377,12 +424,20 @@ def test_wrong_types_in_an_ingest_request(store: Store, fields: dict[str, Any], 
         run_ingest(store, req)
 
 
-def test_a_warning_behind_one_oversized_file_still_fails_the_gate(ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
-    pad = ("diff --git a/pad/big.txt b/pad/big.txt\n--- a/pad/big.txt\n+++ b/pad/big.txt\n@@ -1 +1,40001 @@\n-x\n"
-           + "+" + "z" * 40 + "\n" * 1 + ("+" + "z" * 40 + "\n") * 40_000)
+def test_a_warning_behind_one_oversized_file_still_fails_the_gate(
+    ledger: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pad = (
+        "diff --git a/pad/big.txt b/pad/big.txt\n--- a/pad/big.txt\n+++ b/pad/big.txt\n@@ -1 +1,40001 @@\n-x\n"
+        + "+"
+        + "z" * 40
+        + "\n" * 1
+        + ("+" + "z" * 40 + "\n") * 40_000
+    )
     assert len(pad) > MAX_BYTES
-    code, out, _ = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys,
-                       stdin=pad + diff("money"))
+    code, out, _ = run(
+        ["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=pad + diff("money")
+    )
     data = json.loads(out)
     assert code == 3 and data["verdict"] != "pass"
     assert data["skipped_files"] == ["pad/big.txt", "billing/money.py"]

@@ -40,15 +40,20 @@ APP = {
 def clone(tmp_path: Path) -> GitRepo:
     gr = GitRepo(tmp_path / "clone")
     gr.commit("Initial import", APP)
-    gr.commit("Use constant-time comparison for tokens (#1)\n\nWe compare tokens with hmac.compare_digest "
-              "because == leaks timing.\n", {"app/auth.py": APP["app/auth.py"] + "\nTIMING_SAFE = True\n"})
+    gr.commit(
+        "Use constant-time comparison for tokens (#1)\n\nWe compare tokens with hmac.compare_digest "
+        "because == leaks timing.\n",
+        {"app/auth.py": APP["app/auth.py"] + "\nTIMING_SAFE = True\n"},
+    )
     return gr
 
 
 def _edge_rows(store: Store, repo: str) -> set[tuple[str, str, str]]:
     rows = store.repo_graph(repo).read(
         "MATCH (a:File)-[e:IMPORTS|RE_EXPORTS|DYNAMIC_IMPORT|REQUIRES]->(b:File) "
-        "RETURN a.path AS a, b.path AS b, type(e) AS k", name="test.edges")
+        "RETURN a.path AS a, b.path AS b, type(e) AS k",
+        name="test.edges",
+    )
     return {(r["a"], r["b"], r["k"]) for r in rows}
 
 
@@ -57,7 +62,11 @@ def test_build_from_clone_writes_proven_edges_and_fans(store: Store, clone: GitR
     assert res.tree.source == "git" and len(res.tree.commit) == 40
     edges = _edge_rows(store, repo_name)
     assert ("app/api.py", "app/auth.py", "IMPORTS") in edges and ("app/api.py", "app/store.py", "IMPORTS") in edges
-    assert ("app/store.py", "app/models.py", "IMPORTS") in edges and ("app/models.py", "app/store.py", "IMPORTS") in edges
+    assert ("app/store.py", "app/models.py", "IMPORTS") in edges and (
+        "app/models.py",
+        "app/store.py",
+        "IMPORTS",
+    ) in edges
     assert ("web/src/index.ts", "web/src/lib/index.ts", "RE_EXPORTS") in edges
     assert ("web/src/index.ts", "web/src/lazy.ts", "DYNAMIC_IMPORT") in edges
     assert res.edges == len(edges) == 8
@@ -83,8 +92,12 @@ def test_walks_chain_and_blast_radius(store: Store, clone: GitRepo, repo_name: s
     cyc = blast_radius(g, repo_name, "app/models.py")  # the cycle is walked once
     assert sorted(r.path for r in cyc.files) == ["app/api.py", "app/cli.py", "app/store.py"]
     c = chain(g, repo_name, "app/cli.py", "app/models.py")
-    assert c.direction == "a_imports_b" and c.as_dict()["files"] == ["app/cli.py", "app/api.py", "app/store.py",
-                                                                     "app/models.py"]
+    assert c.direction == "a_imports_b" and c.as_dict()["files"] == [
+        "app/cli.py",
+        "app/api.py",
+        "app/store.py",
+        "app/models.py",
+    ]
     back = chain(g, repo_name, "app/auth.py", "app/cli.py")
     assert back.direction == "b_imports_a" and len(back.steps) == 2
     assert chain(g, repo_name, "app/auth.py", "web/src/util.ts").direction == "none"
@@ -94,23 +107,25 @@ def test_walks_chain_and_blast_radius(store: Store, clone: GitRepo, repo_name: s
         walk(g, repo_name, "app/cli.py", depth=0)
 
 
-def test_rebuild_on_new_commit_replaces_edges_and_keeps_decisions(store: Store, clone: GitRepo,
-                                                                  repo_name: str) -> None:
+def test_rebuild_on_new_commit_replaces_edges_and_keeps_decisions(store: Store, clone: GitRepo, repo_name: str) -> None:
     ingest_git(store, clone.root, repo_name)
     g = store.repo_graph(repo_name)
     first = build_from_git(store, repo_name, clone.root)
 
     def counts() -> dict[str, int]:
-        return {lbl: g.read(f"MATCH (n:{lbl}) RETURN count(n) AS n", name="test.count")[0]["n"]
-                for lbl in ("Decision", "Claim", "Source", "Correction")} | {
-            "touches": g.read("MATCH ()-[t:TOUCHES]->() RETURN count(t) AS n", name="test.count")[0]["n"]}
+        return {
+            lbl: g.read(f"MATCH (n:{lbl}) RETURN count(n) AS n", name="test.count")[0]["n"]
+            for lbl in ("Decision", "Claim", "Source", "Correction")
+        } | {"touches": g.read("MATCH ()-[t:TOUCHES]->() RETURN count(t) AS n", name="test.count")[0]["n"]}
 
     g.query("MATCH (d:Decision) SET d.label = 'review'", name="test.mark")
     before = counts()
     assert before["Decision"] >= 1 and before["touches"] >= 1
     # the decision's file and the code map's file are one node
-    both = g.read("MATCH (p:Source)-[:TOUCHES]->(f:File {path: 'app/auth.py'})<-[:IMPORTS]-(:File) "
-                  "RETURN count(p) AS n", name="test.meet")
+    both = g.read(
+        "MATCH (p:Source)-[:TOUCHES]->(f:File {path: 'app/auth.py'})<-[:IMPORTS]-(:File) RETURN count(p) AS n",
+        name="test.meet",
+    )
     assert both[0]["n"] >= 1
     (clone.root / "app/cli.py").unlink()
     sha = clone.commit("Split the API", {"app/api.py": "from .auth import check\n", "app/extra.py": "import app.api\n"})
@@ -160,8 +175,9 @@ def test_build_from_github_tarball(store: Store, repo_name: str) -> None:
     assert st is not None and st.commit == "abc1234" and st.status == "complete"
 
 
-def test_cli_build_neighbours_walk_chain_json(store: Store, clone: GitRepo, repo_name: str,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_build_neighbours_walk_chain_json(
+    store: Store, clone: GitRepo, repo_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["codemap", "build", "--repo", repo_name, "--git", str(clone.root), "--json", "--quiet"]) == 0
     built = json.loads(capsys.readouterr().out)
     assert built["edges"] == 8 and built["coverage"]["resolved_ratio"] == 1.0
@@ -169,8 +185,10 @@ def test_cli_build_neighbours_walk_chain_json(store: Store, clone: GitRepo, repo
     n = json.loads(capsys.readouterr().out)
     assert [s["target"] for s in n["imports"]] == ["app/auth.py", "app/store.py"]
     assert [s["source"] for s in n["imported_by"]] == ["app/cli.py"]
-    assert main(["codemap", "walk", "--repo", repo_name, "app/auth.py", "--direction", "in", "--depth", "1",
-                 "--json"]) == 0
+    assert (
+        main(["codemap", "walk", "--repo", repo_name, "app/auth.py", "--direction", "in", "--depth", "1", "--json"])
+        == 0
+    )
     w = json.loads(capsys.readouterr().out)
     assert [f["path"] for f in w["files"]] == ["app/api.py"] and w["complete"] is False
     assert main(["codemap", "chain", "--repo", repo_name, "app/cli.py", "app/auth.py", "--json"]) == 0
@@ -181,8 +199,9 @@ def test_cli_build_neighbours_walk_chain_json(store: Store, clone: GitRepo, repo
     assert "no graph for repository" in capsys.readouterr().err
 
 
-def test_unfinished_or_missing_map_is_refused(store: Store, clone: GitRepo, repo_name: str,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_unfinished_or_missing_map_is_refused(
+    store: Store, clone: GitRepo, repo_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     ingest_git(store, clone.root, repo_name)
     g = store.repo_graph(repo_name)
     with pytest.raises(InvalidInput, match="no code map"):
@@ -208,8 +227,9 @@ def test_unfinished_or_missing_map_is_refused(store: Store, clone: GitRepo, repo
         _graph("nobody/none")
 
 
-def test_cli_build_from_a_folder_and_text_output(store: Store, tmp_path: Path, repo_name: str,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_build_from_a_folder_and_text_output(
+    store: Store, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     for rel, text in APP.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)

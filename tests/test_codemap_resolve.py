@@ -100,7 +100,9 @@ def test_python_unresolved_counted_by_reason_never_edges(py: Analysis) -> None:
     cov = py.coverage
     assert cov.unresolved["missing_file"] == 3 and cov.unresolved["unsupported_syntax"] == 1
     assert cov.imports == cov.resolved + sum(cov.unresolved.values())
-    assert cov.internal == cov.imports - sum(cov.unresolved.get(r, 0) for r in ("external", "stdlib", "compiled_module"))
+    assert cov.internal == cov.imports - sum(
+        cov.unresolved.get(r, 0) for r in ("external", "stdlib", "compiled_module")
+    )
     assert 0 < cov.resolved_ratio < 1
     # __future__ is not an import of a module
     assert not any(u.specifier == "__future__" for u in py.unresolved)
@@ -115,12 +117,14 @@ TS_TREE = {
         /* block comment with "@/*" inside */
       },
     }""",
-    "src/main.ts": ("import { a } from './a';\nimport type { B } from '@/types';\nimport ui from '@ui';\n"
-                    "export * from './reexp';\nexport { c } from '../src/c.js';\n"
-                    "const lazy = await import('./lazy');\nconst d = import(`./dyn/${name}`);\n"
-                    "import fs from 'node:fs';\nimport path from 'path';\nimport React from 'react';\n"
-                    "import { x } from '@/nothere';\nimport lib from '~lib/tool';\nimport cfg from 'src/config';\n"
-                    "import './styles.css';\n"),
+    "src/main.ts": (
+        "import { a } from './a';\nimport type { B } from '@/types';\nimport ui from '@ui';\n"
+        "export * from './reexp';\nexport { c } from '../src/c.js';\n"
+        "const lazy = await import('./lazy');\nconst d = import(`./dyn/${name}`);\n"
+        "import fs from 'node:fs';\nimport path from 'path';\nimport React from 'react';\n"
+        "import { x } from '@/nothere';\nimport lib from '~lib/tool';\nimport cfg from 'src/config';\n"
+        "import './styles.css';\n"
+    ),
     "src/a.ts": "import { b } from './b';\nexport const a = 1;\n",
     "src/b.ts": "import { a } from './a';  // a cycle a <-> b\nexport const b = 2;\n",
     "src/types/index.ts": "export type B = number;\n",
@@ -140,7 +144,7 @@ TS_TREE = {
     "packages/utils/src/deep/x.ts": "export const x = 1;\n",
     "packages/ui/package.json": '{"name": "acme-ui"}',
     "packages/ui/index.tsx": "import { u } from '@acme/utils';\nimport { x } from '@acme/utils/deep/x';\n"
-                             "import gone from 'acme-ui/nothere';\nexport default u + x;\n",
+    "import gone from 'acme-ui/nothere';\nexport default u + x;\n",
 }
 
 
@@ -196,7 +200,11 @@ def test_parse_every_import_form() -> None:
     pf = parse_file("m.py", b"import a.b as c, d\nfrom ..p.q import (x, y as z)\nfrom m import *\n")
     assert pf is not None
     assert [(r.specifier, r.line, r.names, r.level) for r in pf.imports] == [
-        ("a.b", 1, (), 0), ("d", 1, (), 0), ("..p.q", 2, ("x", "y"), 2), ("m", 3, ("*",), 0)]
+        ("a.b", 1, (), 0),
+        ("d", 1, (), 0),
+        ("..p.q", 2, ("x", "y"), 2),
+        ("m", 3, ("*",), 0),
+    ]
     ts_file = parse_file("x.ts", b"import x = require('./h');\nconst y = <T>(v);\n")
     assert ts_file is not None and [(r.kind, r.specifier) for r in ts_file.imports] == [("REQUIRES", "./h")]
     assert parse_file("types.d.ts", b"export {}") is None and parse_file("README.md", b"# x") is None

@@ -30,9 +30,11 @@ from .conftest import ROOT
 Found = tuple[str | None, list[str] | None]
 
 
-_LOADERS = ((importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
-            (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES),
-            (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES))
+_LOADERS = (
+    (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+    (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES),
+    (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES),
+)
 
 
 def _find(fullname: str, path: list[str]) -> Found | None:
@@ -99,6 +101,7 @@ def python_edges(root: Path, rel: str) -> set[tuple[str, int]]:
 
     def _sp(name: str) -> list[str]:
         return _search_path(root, rel, name.split(".")[0])
+
     package = ".".join(Path(rel).parent.parts)
     out: set[tuple[str, int]] = set()
     for node in ast.walk(tree):
@@ -109,8 +112,11 @@ def python_edges(root: Path, rel: str) -> set[tuple[str, int]]:
                     out.add((_rel(root, found[0]) or "", node.lineno))
         elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
             try:
-                name = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \
+                name = (
+                    importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                    if node.level
                     else node.module or ""
+                )
             except ImportError:
                 continue
             path = _sp(name)
@@ -126,10 +132,17 @@ def python_edges(root: Path, rel: str) -> set[tuple[str, int]]:
                     attrs = True  # not a submodule (or a namespace one): a name the package defines
             if attrs and _rel(root, found[0]):
                 out.add((_rel(root, found[0]) or "", node.lineno))
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str) and not node.args[0].value.startswith(".")
-              and ((isinstance(node.func, ast.Name) and node.func.id in ("__import__", "import_module"))
-                   or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"))):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and not node.args[0].value.startswith(".")
+            and (
+                (isinstance(node.func, ast.Name) and node.func.id in ("__import__", "import_module"))
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+            )
+        ):
             found = _spec(node.args[0].value, _sp(node.args[0].value))
             if found and _rel(root, found[0]):
                 out.add((_rel(root, found[0]) or "", node.lineno))
@@ -142,8 +155,9 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     if not (ROOT / ".git").exists():
         pytest.skip(f"{ROOT} is not a git clone")
     out = tmp_path_factory.mktemp("own-head")
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "HEAD"], capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "HEAD"], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(out, filter="data")
     return out.resolve(), analyse(tree_from_git(ROOT))
@@ -170,8 +184,10 @@ def test_every_edge_agrees_with_pythons_resolution(own: tuple[Path, object]) -> 
 def test_coverage_report_states_the_resolved_ratio(own: tuple[Path, object]) -> None:
     _, analysis = own
     cov = analysis.coverage  # type: ignore[attr-defined]
-    print(f"\nown clone: {cov.imports} imports, {cov.internal} internal, {cov.resolved} resolved "
-          f"({cov.resolved_ratio:.1%}), unresolved {cov.unresolved}")
+    print(
+        f"\nown clone: {cov.imports} imports, {cov.internal} internal, {cov.resolved} resolved "
+        f"({cov.resolved_ratio:.1%}), unresolved {cov.unresolved}"
+    )
     assert cov.resolved_ratio >= 0.98, cov.as_dict()
     assert os.environ.get("RGUARD_CODEMAP_SELF_STRICT") != "1" or cov.resolved_ratio == 1.0
 
@@ -206,8 +222,10 @@ def test_installed_packages_agree_with_pythons_resolution() -> None:
         edges += len(mine)
         disagree += [f"{rel}:{line} -> {t}" for t, line in mine - python]
         missed += sorted({f"{rel} -> {t}" for t, _ in python} - {f"{rel} -> {t}" for t, _ in mine})
-    print(f"\ninstalled {present}: {len(files)} files, {edges} edges, {analysis.coverage.resolved_ratio:.1%} of "
-          f"internal imports resolved, unresolved {analysis.coverage.unresolved}")
+    print(
+        f"\ninstalled {present}: {len(files)} files, {edges} edges, {analysis.coverage.resolved_ratio:.1%} of "
+        f"internal imports resolved, unresolved {analysis.coverage.unresolved}"
+    )
     assert edges > 1000
     assert not disagree, disagree[:10]
     assert not missed, missed[:10]

@@ -29,8 +29,13 @@ def edits() -> ModuleType:
 
 def test_make_cases_reproduces_the_committed_cases(tmp_path: Path) -> None:
     out = tmp_path / "cases.yaml"
-    run = subprocess.run([sys.executable, str(ROOT / "eval" / "make_cases.py"), str(out)], capture_output=True,
-                         text=True, timeout=300, cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "eval" / "make_cases.py"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert run.returncode == 0, run.stderr
     assert out.read_text(encoding="utf-8") == (ROOT / "eval" / "cases.yaml").read_text(encoding="utf-8")
 
@@ -51,15 +56,23 @@ def test_malformed_edits_name_what_is_wrong(edits: ModuleType, raw: object, mess
 
 def test_edits_apply_in_order_and_refuse_what_does_not_fit(edits: ModuleType) -> None:
     tree = {"a.py": "one\ntwo\n"}
-    parsed = edits.parse_edits([{"sub": "a.py", "old": "two", "new": "three"}, {"rename": "a.py", "to": "b.py"},
-                                {"create": "c.py", "text": "new\n"}], "case y")
+    parsed = edits.parse_edits(
+        [
+            {"sub": "a.py", "old": "two", "new": "three"},
+            {"rename": "a.py", "to": "b.py"},
+            {"create": "c.py", "text": "new\n"},
+        ],
+        "case y",
+    )
     renames: dict[str, str] = {}
     assert edits.apply_edits(tree, parsed, renames=renames) == {"b.py": "one\nthree\n", "c.py": "new\n"}
     assert renames == {"b.py": "a.py"} and tree == {"a.py": "one\ntwo\n"}  # the input tree is left alone
-    for bad, message in [({"sub": "a.py", "old": "o", "new": "x"}, "found it 2 times"),
-                         ({"create": "a.py", "text": "x"}, "already exists"),
-                         ({"remove": "zz.py"}, "no such file"),
-                         ({"revert": "pr_1"}, "only the seed history")]:
+    for bad, message in [
+        ({"sub": "a.py", "old": "o", "new": "x"}, "found it 2 times"),
+        ({"create": "a.py", "text": "x"}, "already exists"),
+        ({"remove": "zz.py"}, "no such file"),
+        ({"revert": "pr_1"}, "only the seed history"),
+    ]:
         with pytest.raises(edits.EditError, match=message):
             edits.apply_edits({"a.py": "one\ntwo\n"}, [edits.parse_edit(bad, "case z")])
 
@@ -72,6 +85,8 @@ def test_story_loader_names_the_bad_record(tmp_path: Path) -> None:
         (story / name).write_text((ROOT / "seeds" / "story" / name).read_text(encoding="utf-8"), encoding="utf-8")
     (story / "events" / "2024.yaml").write_text(
         "- pr: pr_x\n  title: X\n  author: mlindqvist\n  created: 2024-01-08 09:12\n  body: b\n"
-        "  edits:\n  - sub: README.md\n    old: a\n", encoding="utf-8")
+        "  edits:\n  - sub: README.md\n    old: a\n",
+        encoding="utf-8",
+    )
     with pytest.raises(model.StoryError, match="PR pr_x: a 'sub' edit takes exactly the keys"):
         model.load_story(story)

@@ -42,8 +42,14 @@ def env_for(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def cli(data_dir: Path, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rguard_core", *args], capture_output=True, text=True,
-                          env=env_for(data_dir, **extra), cwd=ROOT, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "rguard_core", *args],
+        capture_output=True,
+        text=True,
+        env=env_for(data_dir, **extra),
+        cwd=ROOT,
+        timeout=timeout,
+    )
 
 
 def ok_json(data_dir: Path, *args: str) -> Any:
@@ -84,11 +90,22 @@ def kill_engine(data_dir: Path) -> None:
 
 
 def test_two_starters_at_once_end_with_one_engine(data_dir: Path) -> None:
-    code = ("import json; from rguard_core.config import Settings; from rguard_core.engine import ensure_engine;"
-            "from rguard_core.engine.paths import EnginePaths; s = Settings.from_env(); ensure_engine(s);"
-            "print(json.loads(EnginePaths.for_dir(s.data_dir).state.read_text())['pid'])")
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env_for(data_dir), cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(6)]
+    code = (
+        "import json; from rguard_core.config import Settings; from rguard_core.engine import ensure_engine;"
+        "from rguard_core.engine.paths import EnginePaths; s = Settings.from_env(); ensure_engine(s);"
+        "print(json.loads(EnginePaths.for_dir(s.data_dir).state.read_text())['pid'])"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env_for(data_dir),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
     outs = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
     pids = {int(o[0].strip()) for o in outs}
@@ -177,8 +194,13 @@ def test_old_rdb_file_is_migrated_into_the_append_only_file(data_dir: Path, tmp_
 
 def test_a_cli_killed_during_start_leaves_nothing_that_blocks(data_dir: Path) -> None:
     for delay in (0.05, 0.25, 0.6):
-        p = subprocess.Popen([sys.executable, "-m", "rguard_core", "repos"], env=env_for(data_dir), cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "rguard_core", "repos"],
+            env=env_for(data_dir),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(delay)
         p.kill()
         p.wait()
@@ -220,11 +242,33 @@ def test_every_acknowledged_write_survives_a_sigkill(data_dir: Path) -> None:
     assert cli(data_dir, "memory", "load", str(SCENARIO), "--workspace", "q").returncode == 0
     assert cli(data_dir, "memory", "load", str(SCENARIO), "--workspace", "c").returncode == 0
     q = ok_json(data_dir, "memory", "quarantine", "portal-page", "--workspace", "q", "--reason", "forged", "--by", "al")
-    c = ok_json(data_dir, "memory", "correct", "inv1002-paid-bank", "--text", "The bank received EUR 4,100.",
-                "--by", "bo", "--workspace", "c")
+    c = ok_json(
+        data_dir,
+        "memory",
+        "correct",
+        "inv1002-paid-bank",
+        "--text",
+        "The bank received EUR 4,100.",
+        "--by",
+        "bo",
+        "--workspace",
+        "c",
+    )
     assert c["status"] == "applied"
-    fb = cli(data_dir, "feedback", "--repo", repo, "--decision", "decision:pr:10", "--kind", "ack", "--by", "cy",
-             "--reason", "still holds")
+    fb = cli(
+        data_dir,
+        "feedback",
+        "--repo",
+        repo,
+        "--decision",
+        "decision:pr:10",
+        "--kind",
+        "ack",
+        "--by",
+        "cy",
+        "--reason",
+        "still holds",
+    )
     assert fb.returncode == 0, fb.stderr
     kill_engine(data_dir)
 
@@ -250,8 +294,14 @@ def test_restart_after_kills_during_an_ingest_that_replaces_graphs(data_dir: Pat
         with pytest.raises(RespError, match="NOPERM"):
             conn.call("FLUSHDB")
     for delay in (0.3, 0.6, 0.9):
-        p = subprocess.Popen([sys.executable, "-m", "rguard_core", "seed", "--force"], env=env_for(data_dir), cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "rguard_core", "seed", "--force"],
+            env=env_for(data_dir),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(delay)
         kill_engine(data_dir)
         _, err = p.communicate(timeout=60)
@@ -267,8 +317,10 @@ def test_an_engine_that_crashes_loading_its_file_is_a_clear_error(data_dir: Path
     """The FalkorDB crash seen after a FLUSHALL, reproduced by hand: an effect for a graph that does not exist."""
     assert cli(data_dir, "engine", "start").returncode == 0
     assert stop_engine(Settings(data_dir=data_dir))
-    effect = (b"\x02\r\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00"
-              b"Source\x00\x01\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00id\x00")
+    effect = (
+        b"\x02\r\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00"
+        b"Source\x00\x01\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00id\x00"
+    )
 
     def resp(*args: bytes) -> bytes:
         return b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)

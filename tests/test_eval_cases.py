@@ -25,8 +25,14 @@ DIFF = """diff --git a/app.py b/app.py
 
 
 def _case(**over: object) -> dict[str, object]:
-    base: dict[str, object] = {"id": "c1", "label": "contradicts", "kind": "revert", "expect_source": 7,
-                               "why": "w", "diff": DIFF}
+    base: dict[str, object] = {
+        "id": "c1",
+        "label": "contradicts",
+        "kind": "revert",
+        "expect_source": 7,
+        "why": "w",
+        "diff": DIFF,
+    }
     base.update(over)
     return base
 
@@ -47,20 +53,23 @@ def test_expect_source_accepts_hash_numbers_and_keeps_extra_keys() -> None:
     assert cs.cases[0].extra == {"base": "abc"}
 
 
-@pytest.mark.parametrize("raw, message", [
-    ([], "expected a mapping"),
-    ({"cases": [_case()]}, "missing 'repo"),
-    ({"repo": "not a repo", "cases": [_case()]}, "invalid repository name"),
-    ({"repo": "a/b", "cases": []}, "non-empty list"),
-    ({"repo": "a/b", "cases": [_case(label="maybe")]}, "'label' must be one of"),
-    ({"repo": "a/b", "cases": [_case(kind="")]}, "'kind' must be"),
-    ({"repo": "a/b", "cases": [_case(expect_source=None)]}, "needs 'expect_source'"),
-    ({"repo": "a/b", "cases": [_case(expect_source=True)]}, "must be a number or a string"),
-    ({"repo": "a/b", "cases": [_case(), _case()]}, "duplicate case id 'c1'"),
-    ({"repo": "a/b", "cases": [_case(diff="just words, no diff")]}, "does not parse"),
-    ({"repo": "a/b", "cases": [_case(id="")]}, "'id' must be a non-empty string"),
-    ({"repo": "a/b", "cases": ["text"]}, "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ([], "expected a mapping"),
+        ({"cases": [_case()]}, "missing 'repo"),
+        ({"repo": "not a repo", "cases": [_case()]}, "invalid repository name"),
+        ({"repo": "a/b", "cases": []}, "non-empty list"),
+        ({"repo": "a/b", "cases": [_case(label="maybe")]}, "'label' must be one of"),
+        ({"repo": "a/b", "cases": [_case(kind="")]}, "'kind' must be"),
+        ({"repo": "a/b", "cases": [_case(expect_source=None)]}, "needs 'expect_source'"),
+        ({"repo": "a/b", "cases": [_case(expect_source=True)]}, "must be a number or a string"),
+        ({"repo": "a/b", "cases": [_case(), _case()]}, "duplicate case id 'c1'"),
+        ({"repo": "a/b", "cases": [_case(diff="just words, no diff")]}, "does not parse"),
+        ({"repo": "a/b", "cases": [_case(id="")]}, "'id' must be a non-empty string"),
+        ({"repo": "a/b", "cases": ["text"]}, "must be a mapping"),
+    ],
+)
 def test_bad_cases_fail_with_a_message_naming_the_problem(raw: object, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
         parse_cases(raw)

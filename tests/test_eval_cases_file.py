@@ -19,10 +19,22 @@ CASES_FILE = ROOT / "eval" / "cases.yaml"
 SEED = ROOT / "seeds" / "demo"
 PULLS = SEED / "github" / "repos" / "acme" / "tollgate" / "pulls"
 
-MIN_PER_KIND = {"cue-word": 10, "paraphrase": 10, "multi-file": 5, "revert": 5,
-                "benign-same-file": 10, "benign-other-file": 8}
-LABEL_OF_KIND = {"cue-word": "contradicts", "paraphrase": "contradicts", "multi-file": "contradicts",
-                 "revert": "contradicts", "benign-same-file": "benign", "benign-other-file": "benign"}
+MIN_PER_KIND = {
+    "cue-word": 10,
+    "paraphrase": 10,
+    "multi-file": 5,
+    "revert": 5,
+    "benign-same-file": 10,
+    "benign-other-file": 8,
+}
+LABEL_OF_KIND = {
+    "cue-word": "contradicts",
+    "paraphrase": "contradicts",
+    "multi-file": "contradicts",
+    "revert": "contradicts",
+    "benign-same-file": "benign",
+    "benign-other-file": "benign",
+}
 
 
 def _load() -> dict[str, Any]:
@@ -49,8 +61,10 @@ DECISION_FILES = set().union(*(_files_of(pr) for pr in DECISION_PR.values() if _
 
 
 def _touched(diff: str) -> set[str]:
-    return {(f.target_file if f.is_added_file else f.source_file).removeprefix("a/").removeprefix("b/")
-            for f in PatchSet(diff)}
+    return {
+        (f.target_file if f.is_added_file else f.source_file).removeprefix("a/").removeprefix("b/")
+        for f in PatchSet(diff)
+    }
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +100,9 @@ def test_contradicting_cases_name_an_existing_decision_pr() -> None:
         pr = case["expect_source"]
         assert isinstance(pr, int) and (PULLS / f"{pr}.json").is_file(), f"{case['id']}: no PR {pr!r} in the snapshot"
         assert case["story"] in DECISION_PR, case["id"]
-        assert DECISION_PR[case["story"]] == pr, f"{case['id']}: story {case['story']} is decided in #{DECISION_PR[case['story']]}"
+        assert DECISION_PR[case["story"]] == pr, (
+            f"{case['id']}: story {case['story']} is decided in #{DECISION_PR[case['story']]}"
+        )
 
 
 def test_contradicting_cases_cover_every_story_line() -> None:
@@ -130,8 +146,15 @@ def test_diff_parses_and_touches_the_right_files(cid: str) -> None:
 def test_diff_applies_to_the_seed_tree(cid: str, seed_copy: Path) -> None:
     diff = CASES[IDS.index(cid)]["diff"]
     env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(seed_copy.parent)}
-    res = subprocess.run(["git", "apply", "--check", "-"], input=diff.encode(), cwd=seed_copy, env=env,
-                         capture_output=True, timeout=30, check=False)
+    res = subprocess.run(
+        ["git", "apply", "--check", "-"],
+        input=diff.encode(),
+        cwd=seed_copy,
+        env=env,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr.decode(errors="replace")
 
 

@@ -25,8 +25,13 @@ LEDGER = ROOT / "tests" / "fixtures" / "guard" / "github"  # the guard's acme/le
 LEDGER_CASES = ROOT / "tests" / "fixtures" / "eval" / "ledger_cases.yaml"
 
 
-def _finding(label: str = "contradicts", kind: str = "pr", number: int | None = 10, path: str | None = None,
-             did: str = "decision:pr:10") -> dict[str, Any]:
+def _finding(
+    label: str = "contradicts",
+    kind: str = "pr",
+    number: int | None = 10,
+    path: str | None = None,
+    did: str = "decision:pr:10",
+) -> dict[str, Any]:
     return {"decision_id": did, "label": label, "source": {"kind": kind, "number": number, "path": path}}
 
 
@@ -34,22 +39,45 @@ def test_cites_matches_numbers_paths_ids_and_adr_numbers() -> None:
     assert cites(_finding(), 10)
     assert not cites(_finding(), 11)
     assert not cites(_finding(kind="commit"), 10)
-    adr = _finding(kind="doc", number=None, path="docs/adr/0003-decimal-for-money.md",
-                   did="decision:doc:docs/adr/0003-decimal-for-money.md")
-    for want in ("docs/adr/0003-decimal-for-money.md", "0003-decimal-for-money.md", "ADR-0003", "adr-3",
-                 "decision:doc:docs/adr/0003-decimal-for-money.md", "doc:docs/adr/0003-decimal-for-money.md"):
+    adr = _finding(
+        kind="doc",
+        number=None,
+        path="docs/adr/0003-decimal-for-money.md",
+        did="decision:doc:docs/adr/0003-decimal-for-money.md",
+    )
+    for want in (
+        "docs/adr/0003-decimal-for-money.md",
+        "0003-decimal-for-money.md",
+        "ADR-0003",
+        "adr-3",
+        "decision:doc:docs/adr/0003-decimal-for-money.md",
+        "doc:docs/adr/0003-decimal-for-money.md",
+    ):
         assert cites(adr, want), want
     for wrong in ("ADR-0002", "docs/adr/0002-idempotency-keys.md", "decimal"):
         assert not cites(adr, wrong), wrong
 
 
-def _scored(label: str, kind: str, verdict: str, findings: list[dict[str, Any]], graph_ms: float,
-            expect: int | None = 10, cid: str = "") -> Any:
-    raw = {"id": cid or f"{kind}-{label}-{verdict}-{graph_ms}", "label": label, "kind": kind, "diff": "x",
-           "expect_source": expect}
+def _scored(
+    label: str,
+    kind: str,
+    verdict: str,
+    findings: list[dict[str, Any]],
+    graph_ms: float,
+    expect: int | None = 10,
+    cid: str = "",
+) -> Any:
+    raw = {
+        "id": cid or f"{kind}-{label}-{verdict}-{graph_ms}",
+        "label": label,
+        "kind": kind,
+        "diff": "x",
+        "expect_source": expect,
+    }
     case = parse_cases({"repo": "a/b", "cases": [raw]}, check_diffs=False).cases[0]
-    return score_case(case, {"verdict": verdict, "findings": findings,
-                             "timings_ms": {"graph": graph_ms, "total": graph_ms + 1}})
+    return score_case(
+        case, {"verdict": verdict, "findings": findings, "timings_ms": {"graph": graph_ms, "total": graph_ms + 1}}
+    )
 
 
 def test_metrics_follow_their_definitions() -> None:
@@ -67,8 +95,16 @@ def test_metrics_follow_their_definitions() -> None:
     assert m["precision"] == round(2 / 3, 4)
     assert m["attribution"] == 0.5
     assert m["counts"] == {"cases": 6, "contradicts": 3, "benign": 3, "caught": 2, "false_warnings": 1, "ok": 3}
-    assert m["by_kind"]["revert"] == {"label": "contradicts", "n": 2, "warned": 2, "ok": 1, "ok_rate": 0.5,
-                                      "recall": 1.0, "false_positive_rate": None, "attribution": 0.5}
+    assert m["by_kind"]["revert"] == {
+        "label": "contradicts",
+        "n": 2,
+        "warned": 2,
+        "ok": 1,
+        "ok_rate": 0.5,
+        "recall": 1.0,
+        "false_positive_rate": None,
+        "attribution": 0.5,
+    }
     assert m["by_kind"]["benign-same-file"]["false_positive_rate"] == 0.5
     assert m["by_kind"]["paraphrase"]["attribution"] is None
     assert m["graph_ms_p50"] == 3.5 and m["total_ms_p50"] == 4.5
@@ -120,8 +156,17 @@ def test_cli_eval_guard_json_contract_and_history(store: Store, ledger_repo: str
         code = main(["eval", "guard", "--cases", str(LEDGER_CASES), "--repo", ledger_repo, "--json"])
     assert code == 0
     data = json.loads(buf.getvalue())
-    assert set(data["metrics"]) >= {"recall", "false_positive_rate", "precision", "attribution", "by_kind",
-                                    "graph_ms_p50", "graph_ms_p95", "total_ms_p50", "total_ms_p95"}
+    assert set(data["metrics"]) >= {
+        "recall",
+        "false_positive_rate",
+        "precision",
+        "attribution",
+        "by_kind",
+        "graph_ms_p50",
+        "graph_ms_p95",
+        "total_ms_p50",
+        "total_ms_p95",
+    }
     assert [c["id"] for c in data["cases"]] == [c.id for c in load_cases(LEDGER_CASES).cases]
     assert set(data["run"]) == {"at", "git_sha", "judge"}
     runs = list_runs(settings, "guard", limit=10_000, where={"repo": ledger_repo}).runs
@@ -148,8 +193,10 @@ def test_starlette_cases_meet_the_bar(store: Store) -> None:
         ingest_snapshot(store, root / "github", repo=repo)
     res = run_guard_eval(store, load_cases(root / "cases" / "starlette.yaml"))
     m = res.metrics
-    print(f"starlette: recall {m['recall']} fp {m['false_positive_rate']} precision {m['precision']} "
-          f"attribution {m['attribution']} total p95 {m['total_ms_p95']} ms")
+    print(
+        f"starlette: recall {m['recall']} fp {m['false_positive_rate']} precision {m['precision']} "
+        f"attribution {m['attribution']} total p95 {m['total_ms_p95']} ms"
+    )
     assert m["recall"] >= 0.9 and m["false_positive_rate"] <= 0.05
     assert m["attribution"] >= 0.9
 
@@ -165,11 +212,21 @@ def test_by_rule_counts_hits_and_false_hits_and_by_split_halves_the_ids() -> Non
         _scored("benign", "benign-same-file", "warn", [f(["D1"])], 1.0, expect=None, cid="x-03"),  # dev, false
     ]
     m = compute_metrics(results)
-    assert m["by_rule"] == {"D1": {"hits": 0, "fired": 1, "false_hits": 1},
-                            "REV1": {"hits": 1, "fired": 1, "false_hits": 0},
-                            "U1": {"hits": 1, "fired": 1, "false_hits": 0}}
-    assert m["by_split"]["dev"] == {"cases": 2, "contradicts": 1, "caught": 1, "attributed": 1, "benign": 1,
-                                    "false_warnings": 1, "recall": 1.0, "false_positive_rate": 1.0}
+    assert m["by_rule"] == {
+        "D1": {"hits": 0, "fired": 1, "false_hits": 1},
+        "REV1": {"hits": 1, "fired": 1, "false_hits": 0},
+        "U1": {"hits": 1, "fired": 1, "false_hits": 0},
+    }
+    assert m["by_split"]["dev"] == {
+        "cases": 2,
+        "contradicts": 1,
+        "caught": 1,
+        "attributed": 1,
+        "benign": 1,
+        "false_warnings": 1,
+        "recall": 1.0,
+        "false_positive_rate": 1.0,
+    }
     assert m["by_split"]["holdout"]["recall"] == 0.5 and m["by_split"]["holdout"]["false_positive_rate"] is None
     assert compute_metrics([_scored("benign", "b", "pass", [], 1.0, expect=None, cid="plain")])["by_split"] == {}
 
@@ -181,8 +238,10 @@ def test_demo_seed_cases_meet_the_bar(store: Store) -> None:
     load_demo(store)
     res = run_guard_eval(store, load_cases(ROOT / "eval" / "cases.yaml"))
     m = res.metrics
-    print(f"seed: recall {m['recall']} fp {m['false_positive_rate']} attribution {m['attribution']} "
-          f"by kind {m['by_kind']}")
+    print(
+        f"seed: recall {m['recall']} fp {m['false_positive_rate']} attribution {m['attribution']} "
+        f"by kind {m['by_kind']}"
+    )
     assert m["recall"] >= 0.9 and m["false_positive_rate"] <= 0.05
     assert m["attribution"] >= 0.9
     # the rules were fitted on the dev half (odd ids); the held-out half (even ids) is gated on its own

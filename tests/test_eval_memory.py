@@ -29,25 +29,35 @@ EVAL = Path(__file__).resolve().parent.parent / "rguard_core" / "evaluation"
 # besides resting on x; decisions: d1 falls (executed -> compensation), d2 keeps support (-> review),
 # d3 falls with nothing executed (-> correction), d4 never touches x (no label).
 TINY = {
-    "sources": [{"id": "x", "kind": "page", "title": "X", "text": "alpha beta gamma."},
-                {"id": "y", "kind": "page", "title": "Y", "text": "delta epsilon zeta."}],
+    "sources": [
+        {"id": "x", "kind": "page", "title": "X", "text": "alpha beta gamma."},
+        {"id": "y", "kind": "page", "title": "Y", "text": "delta epsilon zeta."},
+    ],
     "claims": [
         {"id": "ox", "statement": "memo ox", "source": "x", "quote": "alpha beta"},
         {"id": "oy", "statement": "memo oy", "source": "y", "quote": "delta epsilon"},
-        {"id": "c2", "statement": "memo c2"}, {"id": "c3", "statement": "memo c3"},
-        {"id": "c4", "statement": "memo c4"}, {"id": "c5", "statement": "memo c5"},
+        {"id": "c2", "statement": "memo c2"},
+        {"id": "c3", "statement": "memo c3"},
+        {"id": "c4", "statement": "memo c4"},
+        {"id": "c5", "statement": "memo c5"},
     ],
     "justifications": [
         {"id": "j2", "conclusion": "c2", "premises": ["ox"]},
-        {"id": "j3a", "conclusion": "c3", "premises": ["ox"]}, {"id": "j3b", "conclusion": "c3", "premises": ["oy"]},
-        {"id": "j4", "conclusion": "c4", "premises": ["ox"]}, {"id": "j45", "conclusion": "c4", "premises": ["c5"]},
+        {"id": "j3a", "conclusion": "c3", "premises": ["ox"]},
+        {"id": "j3b", "conclusion": "c3", "premises": ["oy"]},
+        {"id": "j4", "conclusion": "c4", "premises": ["ox"]},
+        {"id": "j45", "conclusion": "c4", "premises": ["c5"]},
         {"id": "j54", "conclusion": "c5", "premises": ["c4"]},
-        {"id": "jd1", "conclusion": "d1", "premises": ["c2", "oy"]}, {"id": "jd2", "conclusion": "d2", "premises": ["c3"]},
-        {"id": "jd3", "conclusion": "d3", "premises": ["c5"]}, {"id": "jd4", "conclusion": "d4", "premises": ["oy"]},
+        {"id": "jd1", "conclusion": "d1", "premises": ["c2", "oy"]},
+        {"id": "jd2", "conclusion": "d2", "premises": ["c3"]},
+        {"id": "jd3", "conclusion": "d3", "premises": ["c5"]},
+        {"id": "jd4", "conclusion": "d4", "premises": ["oy"]},
     ],
     "decisions": [{"id": f"d{i}", "summary": f"decision {i}"} for i in range(1, 5)],
-    "actions": [{"id": "a1", "summary": "did it", "decision": "d1", "executed": True},
-                {"id": "a3", "summary": "not yet", "decision": "d3", "executed": False}],
+    "actions": [
+        {"id": "a1", "summary": "did it", "decision": "d1", "executed": True},
+        {"id": "a3", "summary": "not yet", "decision": "d3", "executed": False},
+    ],
 }
 
 
@@ -67,12 +77,22 @@ def test_oracle_on_a_hand_made_graph() -> None:
 def test_baselines_on_the_hand_made_graph() -> None:
     truth = judge(TINY, {"x"})
     plain = seed_metrics(_tiny(), truth, run_plain(_tiny()))
-    assert plain == {"poisoned_served": 0.75, "valid_preserved": 1.0, "withdrawal_precision": 1.0,
-                     "bad_decisions_missed": 1.0, "decisions_labelled_correctly": 0.25}
+    assert plain == {
+        "poisoned_served": 0.75,
+        "valid_preserved": 1.0,
+        "withdrawal_precision": 1.0,
+        "bad_decisions_missed": 1.0,
+        "decisions_labelled_correctly": 0.25,
+    }
     cascade = seed_metrics(_tiny(), truth, run_delete_cascade(_tiny()))
     # deletes c3 although y still supports it, and labels d2 correction instead of review
-    assert cascade == {"poisoned_served": 0.0, "valid_preserved": 0.5, "withdrawal_precision": 0.8,
-                       "bad_decisions_missed": 0.0, "decisions_labelled_correctly": 0.75}
+    assert cascade == {
+        "poisoned_served": 0.0,
+        "valid_preserved": 0.5,
+        "withdrawal_precision": 0.8,
+        "bad_decisions_missed": 0.0,
+        "decisions_labelled_correctly": 0.75,
+    }
 
 
 def test_rguard_on_the_hand_made_graph_matches_the_oracle(store: Store) -> None:
@@ -147,14 +167,18 @@ def test_mirror_detection_finds_copies_not_quoting_sources() -> None:
     import random
 
     rng = random.Random(1)
-    original = ("Globex updated the bank account for order 4411 to DE12-3456-7890 on 2026-03-01. "
-                "The unit price that Initech confirmed for shipment 8812 was EUR 12,400. "
-                "Hooli approved a new credit limit of 60 days under contract 5120. "
-                "On 2026-02-11 Acme reported that the tax number of account 9001 is 2026-05-17.")
+    original = (
+        "Globex updated the bank account for order 4411 to DE12-3456-7890 on 2026-03-01. "
+        "The unit price that Initech confirmed for shipment 8812 was EUR 12,400. "
+        "Hooli approved a new credit limit of 60 days under contract 5120. "
+        "On 2026-02-11 Acme reported that the tax number of account 9001 is 2026-05-17."
+    )
     mirror = "Forwarded by ops, see below.\n" + " ".join(mirror_sentence(rng, s) for s in fragments(original))
-    quoting = ("Wayne recorded the delivery date for order 1234 to 45 days on 2026-01-02. "
-               "The unit price that Initech confirmed for shipment 8812 was EUR 12,400. "
-               "Stark flagged a new warranty period of 90 days under contract 7777.")
+    quoting = (
+        "Wayne recorded the delivery date for order 1234 to 45 days on 2026-01-02. "
+        "The unit price that Initech confirmed for shipment 8812 was EUR 12,400. "
+        "Stark flagged a new warranty period of 90 days under contract 7777."
+    )
     texts = {"orig": original, "mirror": mirror, "quoting": quoting, "other": "Nothing to see here at all today."}
     found = find_mirrors(texts, ["orig"])
     assert [(m.mirror, m.original) for m in found] == [("mirror", "orig")]
@@ -168,8 +192,13 @@ def test_rguard_matches_the_oracle_in_base_and_leaks_through_hidden_mirrors_unti
         base = generate(seed)
         truth = judge(base.scenario, base.truly_bad)
         m = seed_metrics(base, truth, run_rguard(store, base))
-        assert m == {"poisoned_served": 0.0, "valid_preserved": 1.0, "withdrawal_precision": 1.0,
-                     "bad_decisions_missed": 0.0, "decisions_labelled_correctly": 1.0}
+        assert m == {
+            "poisoned_served": 0.0,
+            "valid_preserved": 1.0,
+            "withdrawal_precision": 1.0,
+            "bad_decisions_missed": 0.0,
+            "decisions_labelled_correctly": 1.0,
+        }
         hidden = generate(seed, "hidden-mirror")
         htruth = judge(hidden.scenario, hidden.truly_bad)
         blind = seed_metrics(hidden, htruth, run_rguard(store, hidden))
@@ -197,8 +226,16 @@ def test_bench_means_and_cli_contract(store: Store, settings: Settings) -> None:
     rg = data["systems"][2]
     assert (rg["poisoned_served"], rg["valid_preserved"], rg["decisions_labelled_correctly"]) == (0.0, 1.0, 1.0)
     for s in data["systems"]:
-        assert all(0.0 <= s[k] <= 1.0 for k in ("poisoned_served", "valid_preserved", "withdrawal_precision",
-                                                "bad_decisions_missed", "decisions_labelled_correctly"))
+        assert all(
+            0.0 <= s[k] <= 1.0
+            for k in (
+                "poisoned_served",
+                "valid_preserved",
+                "withdrawal_precision",
+                "bad_decisions_missed",
+                "decisions_labelled_correctly",
+            )
+        )
     assert list_runs(settings, "memory", limit=1).runs[0]["seeds"] == 2
 
 

@@ -57,8 +57,9 @@ def test_more_hops_show_more_and_stay_capped(store: Store, ledger: tuple[str, Gr
     assert sizes[0] < sizes[1] <= sizes[2] and all(s <= FOCUS_NODES + 1 for s in sizes)
     view = focus_view(store, repo, "decision:pr:10", 1)
     assert view.focus == "decision:pr:10" and view.node("decision:pr:10") is not None
-    near = {e.source for e in view.edges if e.target == "decision:pr:10"} | {e.target for e in view.edges
-                                                                               if e.source == "decision:pr:10"}
+    near = {e.source for e in view.edges if e.target == "decision:pr:10"} | {
+        e.target for e in view.edges if e.source == "decision:pr:10"
+    }
     assert {n.id for n in view.nodes} == near | {"decision:pr:10"}  # one hop: the focus and its neighbours only
     for k in (1, 2, 3):
         v = focus_view(store, repo, "decision:pr:10", k)
@@ -76,8 +77,9 @@ def test_a_file_or_source_focus_brings_its_decisions(store: Store, ledger: tuple
     assert "Nothing" in focus_view(store, repo, "file:no/such/file.py", 2).message
 
 
-def test_overview_groups_by_directory_and_only_directories_past_the_threshold(store: Store,
-                                                                             ledger: tuple[str, Graph]) -> None:
+def test_overview_groups_by_directory_and_only_directories_past_the_threshold(
+    store: Store, ledger: tuple[str, Graph]
+) -> None:
     repo, _ = ledger
     view = overview_view(store, repo)
     groups = [n for n in view.nodes if n.type == "group"]
@@ -111,11 +113,19 @@ def test_labels_give_titles_sources_and_links(store: Store, ledger: tuple[str, G
     assert short_label("comment:pr:12:3") == "Comment on #12" and source_of("alt:pr:3:1:9") == "pr:3"
 
 
-@pytest.mark.parametrize(("text", "ok"), [
-    ("Hi guys", False), ("Thanks a lot for the quick review!", False), ("Can we add a timestamp here?", False),
-    ("@tom ping", False), ("LGTM, merging", False), ("Floats cannot hold cents exactly, so totals drift.", True),
-    ("The session middleware does not expire cookies.", True), ("ok", False),
-])
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("Hi guys", False),
+        ("Thanks a lot for the quick review!", False),
+        ("Can we add a timestamp here?", False),
+        ("@tom ping", False),
+        ("LGTM, merging", False),
+        ("Floats cannot hold cents exactly, so totals drift.", True),
+        ("The session middleware does not expire cookies.", True),
+        ("ok", False),
+    ],
+)
 def test_only_statements_are_claims(text: str, ok: bool) -> None:
     assert is_statement(text) is ok
 
@@ -124,7 +134,9 @@ def test_health_after_a_quarantine_and_a_correction(store: Store, tmp_path: Path
     g = ledger_copy(store, tmp_path, repo_name)
     try:
         quarantine_source(g, "issue:1", "forged", "sec")
-        claim = g.read("MATCH (c:Claim) WHERE c.source_id STARTS WITH 'pr:' RETURN c.id AS id ORDER BY id LIMIT 1")[0]["id"]
+        claim = g.read("MATCH (c:Claim) WHERE c.source_id STARTS WITH 'pr:' RETURN c.id AS id ORDER BY id LIMIT 1")[0][
+            "id"
+        ]
         apply_correction(g, claim, "A corrected statement about prices.", "ana")
         h = repo_health(store, repo_name)
         assert h.counts["quarantined"] == 1 and h.quarantined[0].focus == "issue:1"

@@ -91,8 +91,13 @@ def test_pulls_paginate_newest_first_across_pages(serve: Callable[..., GitHubSer
     assert [p["number"] for p in pulls] == [25, 24, 23, 22, 21, 20]
     calls = [r for r in srv.log if r.path.endswith("/pulls")]
     assert [r.query.get("page", "1") for r in calls] == ["1", "2", "3"]
-    assert all(r.query["state"] == "all" and r.query["sort"] == "created" and r.query["direction"] == "desc"
-               and r.query["per_page"] == "2" for r in calls)
+    assert all(
+        r.query["state"] == "all"
+        and r.query["sort"] == "created"
+        and r.query["direction"] == "desc"
+        and r.query["per_page"] == "2"
+        for r in calls
+    )
     assert any("fetched page 3 of pulls" in m for m in said)
 
 
@@ -231,8 +236,9 @@ def test_unreachable_server_raises_github_error() -> None:
             src.repo_info()
     assert err.value.status is None
     # said in the user's words: which host, what to do; no urllib3 internals
-    assert str(err.value).startswith(f"cannot reach 127.0.0.1:{port}: check the network, set a GitHub API URL or "
-                                     "ingest a snapshot")
+    assert str(err.value).startswith(
+        f"cannot reach 127.0.0.1:{port}: check the network, set a GitHub API URL or ingest a snapshot"
+    )
     assert "HTTPConnectionPool" not in str(err.value) and "Errno" not in str(err.value)
 
 
@@ -270,8 +276,9 @@ def test_token_and_github_headers_are_sent(serve: Callable[..., GitHubServer]) -
         assert r.headers["user-agent"].startswith("rguard/")
 
 
-def test_api_url_and_token_default_to_settings(serve: Callable[..., GitHubServer],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_api_url_and_token_default_to_settings(
+    serve: Callable[..., GitHubServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
     srv = serve()
     monkeypatch.setenv("GITHUB_API_URL", srv.url + "/")
     monkeypatch.setenv("GITHUB_TOKEN", "from-env")
@@ -295,33 +302,41 @@ def test_record_dir_replays_as_the_same_snapshot(serve: Callable[..., GitHubServ
 # ---- parse_pr_url and Link parsing ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("https://github.com/acme/widgets/pull/20", ("acme/widgets", 20)),
-    ("https://github.com/acme/widgets/pull/20/files", ("acme/widgets", 20)),
-    ("https://github.com/Kludex/starlette/pull/1147#discussion_r1", ("Kludex/starlette", 1147)),
-    ("  https://ghe.corp.example:8443/team/my.repo/pull/7/  ", ("team/my.repo", 7)),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://github.com/acme/widgets/pull/20", ("acme/widgets", 20)),
+        ("https://github.com/acme/widgets/pull/20/files", ("acme/widgets", 20)),
+        ("https://github.com/Kludex/starlette/pull/1147#discussion_r1", ("Kludex/starlette", 1147)),
+        ("  https://ghe.corp.example:8443/team/my.repo/pull/7/  ", ("team/my.repo", 7)),
+    ],
+)
 def test_parse_pr_url_accepts_pull_request_links(url: str, expected: tuple[str, int]) -> None:
     assert parse_pr_url(url) == expected
 
 
-@pytest.mark.parametrize("url", [
-    "https://github.com/acme/widgets/issues/20",
-    "https://github.com/acme/widgets",
-    "github.com/acme/widgets/pull/20",
-    "https://github.com/acme/widgets/pull/abc",
-    "https://github.com/acme/widgets/pull/0",
-    "ftp://github.com/acme/widgets/pull/2",
-    "",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/acme/widgets/issues/20",
+        "https://github.com/acme/widgets",
+        "github.com/acme/widgets/pull/20",
+        "https://github.com/acme/widgets/pull/abc",
+        "https://github.com/acme/widgets/pull/0",
+        "ftp://github.com/acme/widgets/pull/2",
+        "",
+    ],
+)
 def test_parse_pr_url_rejects_other_links(url: str) -> None:
     with pytest.raises(InvalidInput):
         parse_pr_url(url)
 
 
 def test_next_link_is_found_anywhere_in_the_header() -> None:
-    header = ('<https://api.github.com/x?page=1>; rel="prev", <https://api.github.com/x?page=3>; rel="next", '
-              '<https://api.github.com/x?page=9>; rel="last"')
+    header = (
+        '<https://api.github.com/x?page=1>; rel="prev", <https://api.github.com/x?page=3>; rel="next", '
+        '<https://api.github.com/x?page=9>; rel="last"'
+    )
     assert next_link(header) == "https://api.github.com/x?page=3"
     assert next_link('<https://api.github.com/x?page=1>; rel="first"') is None
     assert next_link(None) is None
@@ -336,8 +351,9 @@ def test_against_shared_replay_tool_with_faults() -> None:
         pytest.skip(f"/work/shared replay tool or real data not present ({tool}, {REALDATA / 'github'})")
     snap = SnapshotSource(REALDATA / "github")
     expected = sorted(int(p.stem) for p in (snap.dir / "pulls").glob("*.json") if p.stem.isdigit())
-    proc = subprocess.Popen([sys.executable, str(tool), str(REALDATA / "github"), "--fail-every", "5"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(tool), str(REALDATA / "github"), "--fail-every", "5"], stdout=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         assert line.startswith("listening "), f"replay tool did not start: {line!r}"

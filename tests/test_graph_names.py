@@ -12,8 +12,24 @@ from rguard_core.export import export_graph
 from rguard_core.ingest.pipeline import ingest_snapshot
 
 SNAPSHOT = Path(__file__).resolve().parent / "fixtures" / "snapshot" / "repos" / "acme" / "ledger"
-TRICKY = ["a_/b", "a/_b", "a_/_b", "_a/b", "a/b_", "a-/b", "a./b", "a/.b", "a_b/c", "a/b_c", "A/b", "x_/y_",
-          "o_/n.", "_/_", "a_/b~1", "1/2"]
+TRICKY = [
+    "a_/b",
+    "a/_b",
+    "a_/_b",
+    "_a/b",
+    "a/b_",
+    "a-/b",
+    "a./b",
+    "a/.b",
+    "a_b/c",
+    "a/b_c",
+    "A/b",
+    "x_/y_",
+    "o_/n.",
+    "_/_",
+    "a_/b~1",
+    "1/2",
+]
 
 
 def test_known_collision_is_gone() -> None:

@@ -21,15 +21,27 @@ def patch(before: str, after: str) -> str:
 
 
 def diff(path: str, before: str, after: str) -> str:
-    body = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                f"a/{path}", f"b/{path}", n=3)
+    body = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}", n=3
+    )
     return f"diff --git a/{path} b/{path}\n" + "".join(body)
 
 
 def info(patches: dict[str, str], quote: str = "We decided this.", sid: str = "pr:7") -> DecisionInfo:
-    return DecisionInfo(id=f"decision:{sid}", summary=quote, quote=quote, source_id=sid, source_kind="pr",
-                        source_number=7, source_path=None, source_url="u", source_title="t", status="active",
-                        score_factor=1.0, patches=patches)
+    return DecisionInfo(
+        id=f"decision:{sid}",
+        summary=quote,
+        quote=quote,
+        source_id=sid,
+        source_kind="pr",
+        source_number=7,
+        source_path=None,
+        source_url="u",
+        source_title="t",
+        status="active",
+        score_factor=1.0,
+        patches=patches,
+    )
 
 
 def judge(diff_text: str, dec: DecisionInfo, *others: DecisionInfo) -> tuple[str, str]:
@@ -74,8 +86,10 @@ def test_a_term_added_to_a_condition_the_decision_wrote() -> None:
 
 
 TOKEN_OLD = "def bearer(headers):\n    token = headers.get('authorization')\n    return token\n"
-TOKEN_DEC = ("def bearer(headers):\n    token = headers.get('authorization')\n    if not token:\n"
-             "        raise AuthError('missing token')\n    return token\n")
+TOKEN_DEC = (
+    "def bearer(headers):\n    token = headers.get('authorization')\n    if not token:\n"
+    "        raise AuthError('missing token')\n    return token\n"
+)
 
 
 def test_a_guard_the_decision_wrote_that_no_longer_stops_anything() -> None:
@@ -104,7 +118,9 @@ SIG_DEC = "import hmac_a\n\n\ndef same(a, b):\n    return hmac_a.equal(a, b)\n"
 
 def test_the_same_attribute_from_another_module_is_a_drop_in() -> None:
     dec = info({"svc/sig.py": patch("def same(a, b):\n    return a == b\n", SIG_DEC)})
-    swapped = SIG_DEC.replace("return hmac_a.equal", "return hmac_b.equal").replace("import hmac_a\n", "import hmac_a\nimport hmac_b\n")
+    swapped = SIG_DEC.replace("return hmac_a.equal", "return hmac_b.equal").replace(
+        "import hmac_a\n", "import hmac_a\nimport hmac_b\n"
+    )
     assert judge(diff("svc/sig.py", SIG_DEC, swapped), dec)[0] != "contradicts"
     plain = SIG_DEC.replace("return hmac_a.equal(a, b)", "return a == b")
     assert judge(diff("svc/sig.py", SIG_DEC, plain), dec)[0] == "contradicts"
@@ -115,7 +131,8 @@ def test_a_rename_made_where_the_name_is_defined_is_followed_in_other_files() ->
     dec = info({"svc/bill.py": patch("def bill(items):\n    return sum(items)\n", caller)})
     calc = "def compute_total(items):\n    return sum(items)\n"
     text = diff("svc/calc.py", calc, calc.replace("compute_total", "total_of")) + diff(
-        "svc/bill.py", caller, caller.replace("compute_total", "total_of"))
+        "svc/bill.py", caller, caller.replace("compute_total", "total_of")
+    )
     assert judge(text, dec)[0] != "contradicts"
 
 
@@ -128,15 +145,19 @@ def test_a_decision_line_edited_by_a_later_change_is_still_followed() -> None:
     assert [e.taken for e in edits] == [["600"]] and edits[0].replaced_by == ["6000"]
 
 
-STORE_CTX = ("class Log:\n    def __init__(self, conn):\n        self.conn = conn\n\n"
-             "    def count(self):\n        with self.conn.cursor() as cur:\n            cur.execute('SELECT 1')\n")
+STORE_CTX = (
+    "class Log:\n    def __init__(self, conn):\n        self.conn = conn\n\n"
+    "    def count(self):\n        with self.conn.cursor() as cur:\n            cur.execute('SELECT 1')\n"
+)
 PURGE = "\n    def purge(self):\n        with self.conn.cursor() as cur:\n            cur.execute('DELETE FROM log')\n"
 
 
 def test_the_files_vocabulary_is_not_a_reversal_but_the_removed_statement_is() -> None:
     removed = info({"svc/log.py": patch(STORE_CTX + PURGE, STORE_CTX)}, sid="pr:7")
-    others = [info({"svc/log.py": patch(STORE_CTX, STORE_CTX.replace("'SELECT 1'", f"'SELECT {n}'"))}, sid=f"pr:{n}")
-              for n in (2, 3, 4)]
+    others = [
+        info({"svc/log.py": patch(STORE_CTX, STORE_CTX.replace("'SELECT 1'", f"'SELECT {n}'"))}, sid=f"pr:{n}")
+        for n in (2, 3, 4)
+    ]
     reader = "\n    def size(self):\n        with self.conn.cursor() as cur:\n            cur.execute('SELECT COUNT(*) FROM log')\n"
     assert judge(diff("svc/log.py", STORE_CTX, STORE_CTX + reader), removed, *others)[0] != "contradicts"
     assert judge(diff("svc/log.py", STORE_CTX, STORE_CTX + PURGE), removed, *others)[0] == "contradicts"
@@ -146,11 +167,15 @@ ADR = "# ADR-0009: Keep audit rows forever\n\nStatus: accepted\n\n## Decision\n\
 
 
 def test_adr_status_withdrawn_and_its_decision_text_rewritten() -> None:
-    dec = info({"docs/adr/0009-audit.md": patch("", ADR)}, quote="Audit rows are kept forever and never deleted by the retention job.")
+    dec = info(
+        {"docs/adr/0009-audit.md": patch("", ADR)},
+        quote="Audit rows are kept forever and never deleted by the retention job.",
+    )
     path = "docs/adr/0009-audit.md"
     assert judge(diff(path, ADR, ADR.replace("Status: accepted", "Status: deprecated")), dec)[0] == "contradicts"
-    rewritten = ADR.replace("Audit rows are kept forever and never\ndeleted by the retention job.",
-                            "Audit rows are pruned after one year.")
+    rewritten = ADR.replace(
+        "Audit rows are kept forever and never\ndeleted by the retention job.", "Audit rows are pruned after one year."
+    )
     assert judge(diff(path, ADR, rewritten), dec)[0] == "contradicts"
     reflowed = ADR.replace("forever and never\ndeleted", "forever\nand never deleted")
     assert judge(diff(path, ADR, reflowed), dec)[0] == "unrelated"
@@ -158,8 +183,10 @@ def test_adr_status_withdrawn_and_its_decision_text_rewritten() -> None:
 
 def test_a_new_line_holding_a_named_literal_flips_nothing() -> None:
     base = "def price(x):\n    if x is None:\n        return None\n    return x\n"
-    dec = info({"svc/price.py": patch("def price(x):\n    return x or 0\n", base)},
-               quote="An unknown price stays None and is never coerced to 0.")
+    dec = info(
+        {"svc/price.py": patch("def price(x):\n    return x or 0\n", base)},
+        quote="An unknown price stays None and is never coerced to 0.",
+    )
     guarded = base.replace("    return x\n", "    if x < 0:\n        raise ValueError('negative')\n    return x\n")
     assert judge(diff("svc/price.py", base, guarded), dec)[0] != "contradicts"
 
@@ -175,8 +202,10 @@ GRANTS = "CREATE TABLE audit (id BIGINT);\nREVOKE UPDATE, DELETE ON audit FROM a
 
 def test_a_new_file_that_says_the_opposite_of_a_decision_line() -> None:
     dec = info({"db/002_lock_audit.sql": patch("CREATE TABLE audit (id BIGINT);\n", GRANTS)})
-    new = "diff --git a/db/003_fix.sql b/db/003_fix.sql\nnew file mode 100644\n--- /dev/null\n+++ b/db/003_fix.sql\n" \
-          "@@ -0,0 +1,2 @@\n+-- support edits rows by hand\n+GRANT UPDATE, DELETE ON audit TO app_role;\n"
+    new = (
+        "diff --git a/db/003_fix.sql b/db/003_fix.sql\nnew file mode 100644\n--- /dev/null\n+++ b/db/003_fix.sql\n"
+        "@@ -0,0 +1,2 @@\n+-- support edits rows by hand\n+GRANT UPDATE, DELETE ON audit TO app_role;\n"
+    )
     label, reason = judge(new, dec)
     assert label == "contradicts" and "`REVOKE` -> `GRANT`" in reason
     other = new.replace("GRANT UPDATE, DELETE ON audit TO app_role", "GRANT SELECT ON reports TO bi_role")
@@ -193,12 +222,19 @@ def test_the_opposite_value_for_another_attribute_is_not_a_negation() -> None:
     assert judge(diff("svc/cfg.py", FLAGS_DEC, other), dec)[0] != "contradicts"
 
 
-WINDOW_DEC = "def check(sig, expected):\n    return equal_digest(sig, expected)\n\n\ndef touch(s, now):\n    s.seen = now\n"
+WINDOW_DEC = (
+    "def check(sig, expected):\n    return equal_digest(sig, expected)\n\n\ndef touch(s, now):\n    s.seen = now\n"
+)
 
 
 def test_a_number_or_a_fallback_inserted_into_a_decision_line_changes_what_it_does() -> None:
-    dec = info({"svc/win.py": patch("def check(sig, expected):\n    return sig == expected\n\n\n"
-                                    "def touch(s, now):\n    pass\n", WINDOW_DEC)})
+    dec = info(
+        {
+            "svc/win.py": patch(
+                "def check(sig, expected):\n    return sig == expected\n\n\ndef touch(s, now):\n    pass\n", WINDOW_DEC
+            )
+        }
+    )
     sliced = WINDOW_DEC.replace("equal_digest(sig, expected)", "equal_digest(sig[:8], expected[:8])")
     assert judge(diff("svc/win.py", WINDOW_DEC, sliced), dec)[0] == "contradicts"
     sticky = WINDOW_DEC.replace("s.seen = now", "s.seen = s.seen or now")
@@ -219,18 +255,26 @@ def test_a_string_the_decision_edited_changed_elsewhere_is_not_taken() -> None:
     assert judge(diff("svc/cookie.py", COOKIE_DEC, its_part), dec)[0] == "contradicts"
 
 
-ORDERS_OLD = ("def set_qty(order, sku, qty):\n    for item in order.items:\n        if item.sku == sku:\n"
-              "            item.qty = qty\n    order.total = price(order.items)\n")
-ORDERS_DEC = ORDERS_OLD.replace("def set_qty(order, sku, qty):\n", "def set_qty(order, sku, qty):\n"
-                                "    if order.shipped:\n        raise OrderShipped(order.id)\n")
+ORDERS_OLD = (
+    "def set_qty(order, sku, qty):\n    for item in order.items:\n        if item.sku == sku:\n"
+    "            item.qty = qty\n    order.total = price(order.items)\n"
+)
+ORDERS_DEC = ORDERS_OLD.replace(
+    "def set_qty(order, sku, qty):\n",
+    "def set_qty(order, sku, qty):\n    if order.shipped:\n        raise OrderShipped(order.id)\n",
+)
 
 
 def test_guarded_code_written_again_without_its_guard() -> None:
     dec = info({"svc/orders.py": patch(ORDERS_OLD, ORDERS_DEC)})
-    copy = ORDERS_DEC + "\n\ndef fix_qty(order, sku, qty):\n    for item in order.items:\n        if item.sku == sku:\n" \
-                        "            item.qty = qty\n"
+    copy = (
+        ORDERS_DEC + "\n\ndef fix_qty(order, sku, qty):\n    for item in order.items:\n        if item.sku == sku:\n"
+        "            item.qty = qty\n"
+    )
     label, reason = judge(diff("svc/orders.py", ORDERS_DEC, copy), dec)
     assert label == "contradicts" and "without the guard" in reason
-    reader = ORDERS_DEC + "\n\ndef qty_of(order, sku):\n    for item in order.items:\n        if item.sku == sku:\n" \
-                          "            return item.qty\n"
+    reader = (
+        ORDERS_DEC + "\n\ndef qty_of(order, sku):\n    for item in order.items:\n        if item.sku == sku:\n"
+        "            return item.qty\n"
+    )
     assert judge(diff("svc/orders.py", ORDERS_DEC, reader), dec)[0] != "contradicts"

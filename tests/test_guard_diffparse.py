@@ -77,12 +77,15 @@ def test_renames_new_deleted_and_binary_files() -> None:
     assert {"settle_invoice", "round_half_even", "compute_limit"} <= set(d.identifiers)
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "empty"),
-    ("   \n\t\n", "empty"),
-    ("Just some prose about the weather.\nNothing to see.", "not a unified diff"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00binary junk", "not a unified diff"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "empty"),
+        ("   \n\t\n", "empty"),
+        ("Just some prose about the weather.\nNothing to see.", "not a unified diff"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00binary junk", "not a unified diff"),
+    ],
+)
 def test_bad_input_gets_a_clear_error(text: str | bytes, words: str) -> None:
     with pytest.raises(DiffParseError, match=words):
         parse_diff(text)
@@ -95,8 +98,10 @@ def test_stale_hunk_counts_are_recounted_with_a_note() -> None:
 
 
 def test_huge_diff_is_bounded() -> None:
-    one = ("diff --git a/src/m{n}.py b/src/m{n}.py\nindex 1..2 100644\n--- a/src/m{n}.py\n+++ b/src/m{n}.py\n"
-           "@@ -1,2 +1,2 @@\n def f():\n-    return compute_value(a, b) is not None\n+    return compute_value(a, b)\n")
+    one = (
+        "diff --git a/src/m{n}.py b/src/m{n}.py\nindex 1..2 100644\n--- a/src/m{n}.py\n+++ b/src/m{n}.py\n"
+        "@@ -1,2 +1,2 @@\n def f():\n-    return compute_value(a, b) is not None\n+    return compute_value(a, b)\n"
+    )
     text = "".join(one.format(n=i) for i in range(60_000))
     assert len(text) > 10_000_000
     t0 = time.perf_counter()
@@ -108,11 +113,21 @@ def test_huge_diff_is_bounded() -> None:
 
 
 def test_comments_docstrings_and_local_renames_are_no_change() -> None:
-    lines = [(" ", "def is_allowed(origin):"), ("+", '    """Say whether origin may pass."""'),
-             ("-", "    # old comment"), ("+", "    # new comment"), (" ", "    return origin in allowed")]
+    lines = [
+        (" ", "def is_allowed(origin):"),
+        ("+", '    """Say whether origin may pass."""'),
+        ("-", "    # old comment"),
+        ("+", "    # new comment"),
+        (" ", "    return origin in allowed"),
+    ]
     assert change_set([lines], "svc/cors.py").empty
-    renamed = [("-", "    header_value = build(cookie)"), ("+", "    cookie_header = build(cookie)"),
-               (" ", "    x = 1"), ("-", "    send(header_value)"), ("+", "    send(cookie_header)")]
+    renamed = [
+        ("-", "    header_value = build(cookie)"),
+        ("+", "    cookie_header = build(cookie)"),
+        (" ", "    x = 1"),
+        ("-", "    send(header_value)"),
+        ("+", "    send(cookie_header)"),
+    ]
     cs = change_set([renamed], "svc/sessions.py")
     assert cs.empty and cs.renames == {"header_value": "cookie_header"}
 
@@ -130,10 +145,12 @@ def test_file_kinds_and_test_paths() -> None:
 
 
 def test_diff_rebuilt_from_stored_patches_parses_back() -> None:
-    rows = [{"path": "a.py", "status": "modified", "patch": "@@ -1 +1 @@\n-x = 1\n+x = 2"},
-            {"path": "b.py", "status": "added", "patch": "@@ -0,0 +1 @@\n+y = 3"},
-            {"path": "c.py", "status": "renamed", "patch": "@@ -1 +1 @@\n-z = 1\n+z = 4", "previous_path": "old_c.py"},
-            {"path": "logo.png", "status": "modified", "patch": ""}]
+    rows = [
+        {"path": "a.py", "status": "modified", "patch": "@@ -1 +1 @@\n-x = 1\n+x = 2"},
+        {"path": "b.py", "status": "added", "patch": "@@ -0,0 +1 @@\n+y = 3"},
+        {"path": "c.py", "status": "renamed", "patch": "@@ -1 +1 @@\n-z = 1\n+z = 4", "previous_path": "old_c.py"},
+        {"path": "logo.png", "status": "modified", "patch": ""},
+    ]
     d = parse_diff(diff_from_patches(rows))
     by = {f.path: f for f in d.files}
     assert by["a.py"].status == "modified" and by["b.py"].status == "added"

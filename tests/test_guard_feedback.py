@@ -43,8 +43,10 @@ def test_ack_is_one_per_reviewer_and_survives_reingest(store: Store, tmp_path_fa
     assert undone.status == "reverted" and undone.kind == "ack"
     assert top(store, repo)[D10].learned == []
     graph = store.repo_graph(repo)
-    rows = graph.read("MATCH (u:Correction {kind: 'revert'})-[:ABOUT]->(k:Correction {id: $id}) "
-                      "RETURN k.state AS state, u.by AS by", {"id": ack["correction"]})
+    rows = graph.read(
+        "MATCH (u:Correction {kind: 'revert'})-[:ABOUT]->(k:Correction {id: $id}) RETURN k.state AS state, u.by AS by",
+        {"id": ack["correction"]},
+    )
     assert rows == [{"state": "reverted", "by": "bob"}]  # the ack is kept, marked; the undo is its own entry
     assert record_feedback(store, repo, D10, "ack", "bob", "Now on purpose.")["recorded"] == "recorded"
 
@@ -58,8 +60,9 @@ def test_wrong_dismisses_for_those_lines_until_they_change_and_can_be_undone(
     f = next(x for x in before.findings if x.decision_id == D10)
     with pytest.raises(InvalidInput, match="which lines"):
         give_feedback(store, repo, D10, "wrong", "erin", "not about rate plans")
-    res = give_feedback(store, repo, D10, "wrong", "erin", "This rule does not apply to rate plans.",
-                        lines_key=f.lines_key)
+    res = give_feedback(
+        store, repo, D10, "wrong", "erin", "This rule does not apply to rate plans.", lines_key=f.lines_key
+    )
     assert res.status == "recorded" and res.lines_key == f.lines_key
 
     after = guard(store, repo)
@@ -108,8 +111,11 @@ def test_override_rests_on_the_reviewer_and_survives_recompute_and_reingest(
     assert any("override by alice" in n and D10 in n for n in f.learned)
 
     # the new decision holds through the reviewer's own claim, so a full recompute keeps it
-    just = graph.read("MATCH (:Decision {id: $id})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
-                      "RETURN c.quote AS q, c.confidence_kind AS k", {"id": new_id})
+    just = graph.read(
+        "MATCH (:Decision {id: $id})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
+        "RETURN c.quote AS q, c.confidence_kind AS k",
+        {"id": new_id},
+    )
     assert just == [{"q": text, "k": "human_correction"}]
     recompute(graph)
     assert status(graph)["decisions"][new_id]["holds"] is True
@@ -127,7 +133,8 @@ def test_override_rests_on_the_reviewer_and_survives_recompute_and_reingest(
     after = top(store, repo)
     assert D10 in after and new_id not in after
     assert graph.read("MATCH (d:Decision {id: $id}) RETURN d.status AS s, d.holds AS h", {"id": new_id}) == [
-        {"s": "withdrawn", "h": False}]
+        {"s": "withdrawn", "h": False}
+    ]
     recompute(graph)
     assert status(graph)["decisions"][new_id]["holds"] is False
     kinds = graph.read("MATCH (c:Correction) RETURN c.kind AS k, c.state AS s ORDER BY k")
@@ -158,8 +165,11 @@ def test_provenance_premises_withdrawn_claim_quarantined_source_engine_label(
 ) -> None:
     repo, _ = ingest_ledger(store, tmp_path_factory.mktemp("prov"))
     graph = store.repo_graph(repo)
-    graph.query("MATCH (d:Decision {id: $id})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
-                "WITH c ORDER BY c.id LIMIT 1 SET c.holds = false", {"id": D10})
+    graph.query(
+        "MATCH (d:Decision {id: $id})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
+        "WITH c ORDER BY c.id LIMIT 1 SET c.holds = false",
+        {"id": D10},
+    )
     graph.query("MATCH (s:Source {id: 'review:pr:10:0'}) SET s.quarantined = true")
     graph.query("MATCH (d:Decision {id: $id}) SET d.label = 'review'", {"id": D10})
     f = top(store, repo)[D10]

@@ -35,10 +35,15 @@ def llm_settings(settings: Settings, srv: OpenAIServer) -> Settings:
 
 def label_everything(label: str, confidence: float) -> Any:
     def script(request: dict[str, Any]) -> str:
-        ids = [line.split('"decision_id": "')[1].split('"')[0]
-               for line in request["messages"][1]["content"].splitlines() if '"decision_id": "' in line]
-        return json.dumps({"labels": [{"decision_id": i, "label": label, "confidence": confidence,
-                                       "reason": "test"} for i in ids]})
+        ids = [
+            line.split('"decision_id": "')[1].split('"')[0]
+            for line in request["messages"][1]["content"].splitlines()
+            if '"decision_id": "' in line
+        ]
+        return json.dumps(
+            {"labels": [{"decision_id": i, "label": label, "confidence": confidence, "reason": "test"} for i in ids]}
+        )
+
     return script
 
 
@@ -65,12 +70,17 @@ def test_llm_unrelated_labels_drop_findings(
     assert report.verdict == "pass" and report.findings == []
 
 
-@pytest.mark.parametrize("reply", [
-    json.dumps({"labels": [{"decision_id": "decision:pr:4242", "label": "contradicts", "confidence": 1, "reason": ""}]}),
-    json.dumps({"labels": []}),
-    json.dumps({"verdict": "looks fine"}),
-    json.dumps({"labels": [{"decision_id": "decision:pr:10", "label": "maybe", "confidence": 1, "reason": ""}]}),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        json.dumps(
+            {"labels": [{"decision_id": "decision:pr:4242", "label": "contradicts", "confidence": 1, "reason": ""}]}
+        ),
+        json.dumps({"labels": []}),
+        json.dumps({"verdict": "looks fine"}),
+        json.dumps({"labels": [{"decision_id": "decision:pr:10", "label": "maybe", "confidence": 1, "reason": ""}]}),
+    ],
+)
 def test_llm_answers_that_break_the_contract_fail_the_request(
     store: Store, ledger: str, settings: Settings, openai_server: OpenAIServer, reply: str
 ) -> None:
@@ -99,15 +109,33 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], stdin: str | No
     return code, out, err
 
 
-def test_cli_guard_json_contract_and_fail_on_warn(store: Store, ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_guard_json_contract_and_fail_on_warn(
+    store: Store, ledger: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run_cli(["guard", "--repo", ledger, "--diff", str(DIFFS / "money.diff"), "--json"], capsys)
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"repo", "verdict", "findings", "dismissed", "cypher", "timings_ms", "notes", "skipped_files"}
     assert data["notes"] == [] and data["skipped_files"] == []
     assert data["repo"] == ledger and data["verdict"] == "warn"
-    keys = {"decision_id", "summary", "quote", "source_url", "source", "label", "score", "hops", "path", "premises",
-            "alternatives", "experts", "bus_factor", "learned", "lines_key", "rules"}  # lines_key: what a dismissal is about
+    keys = {
+        "decision_id",
+        "summary",
+        "quote",
+        "source_url",
+        "source",
+        "label",
+        "score",
+        "hops",
+        "path",
+        "premises",
+        "alternatives",
+        "experts",
+        "bus_factor",
+        "learned",
+        "lines_key",
+        "rules",
+    }  # lines_key: what a dismissal is about
     for f in data["findings"]:
         assert set(f) == keys and set(f["source"]) == {"kind", "number", "path"}
         assert f["label"] in ("contradicts", "related") and isinstance(f["score"], float)
@@ -115,22 +143,28 @@ def test_cli_guard_json_contract_and_fail_on_warn(store: Store, ledger: str, cap
         assert all(set(e) == {"login", "score"} for e in f["experts"])
     assert all(set(q) == {"name", "query", "ms", "rows"} for q in data["cypher"])
     assert set(data["timings_ms"]) == {"parse", "graph", "judge", "total"}
-    code, _, _ = run_cli(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys,
-                         stdin=diff("money"))
+    code, _, _ = run_cli(
+        ["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=diff("money")
+    )
     assert code == 3
-    code, out, _ = run_cli(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys,
-                           stdin=diff("readme"))
+    code, out, _ = run_cli(
+        ["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=diff("readme")
+    )
     assert code == 0 and json.loads(out)["verdict"] == "pass"
 
 
-@pytest.mark.parametrize("argv, stdin, message", [
-    (["--diff", "-"], "", "empty"),
-    (["--diff", "-"], "not a diff at all", "not a unified diff"),
-    (["--diff", "/no/such/file.diff"], None, "no such file"),
-    ([], None, "--diff"),
-])
-def test_cli_bad_input_is_a_clear_error(store: Store, ledger: str, capsys: pytest.CaptureFixture[str],
-                                        argv: list[str], stdin: str | None, message: str) -> None:
+@pytest.mark.parametrize(
+    "argv, stdin, message",
+    [
+        (["--diff", "-"], "", "empty"),
+        (["--diff", "-"], "not a diff at all", "not a unified diff"),
+        (["--diff", "/no/such/file.diff"], None, "no such file"),
+        ([], None, "--diff"),
+    ],
+)
+def test_cli_bad_input_is_a_clear_error(
+    store: Store, ledger: str, capsys: pytest.CaptureFixture[str], argv: list[str], stdin: str | None, message: str
+) -> None:
     code, out, err = run_cli(["guard", "--repo", ledger, *argv], capsys, stdin=stdin)
     assert code == 2 and out == "" and message in err and "Traceback" not in err
 
@@ -138,8 +172,23 @@ def test_cli_bad_input_is_a_clear_error(store: Store, ledger: str, capsys: pytes
 def test_cli_unknown_repo_and_feedback(store: Store, ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(["guard", "--repo", "nobody/nothing", "--diff", str(DIFFS / "rates.diff")], capsys)
     assert code == 2 and "no graph for repository" in err
-    code, out, _ = run_cli(["feedback", "--repo", ledger, "--decision", "decision:pr:11", "--kind", "ack", "--by",
-                            "bob", "--reason", "intended", "--json"], capsys)
+    code, out, _ = run_cli(
+        [
+            "feedback",
+            "--repo",
+            ledger,
+            "--decision",
+            "decision:pr:11",
+            "--kind",
+            "ack",
+            "--by",
+            "bob",
+            "--reason",
+            "intended",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0 and json.loads(out)["kind"] == "ack"
     code, out, _ = run_cli(["guard", "--repo", ledger, "--diff", str(DIFFS / "invoice.diff")], capsys)
     assert code == 0 and "learned: acknowledged by bob" in out

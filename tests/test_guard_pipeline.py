@@ -45,8 +45,12 @@ def test_touches_hop_flip_named_in_quote_warns_with_receipts(store: Store, ledge
     assert f.quote.startswith("We decided to keep a missing rate as None")
     assert f.source == {"kind": "pr", "number": 10, "path": None} and f.source_url.endswith("/pull/10")
     assert rules(f) == {"R1": "holds"}
-    assert f.alternatives == [{"text": f.alternatives[0]["text"],
-                               "quote": "We considered defaulting to 0, but rejected it since it hides missing data."}]
+    assert f.alternatives == [
+        {
+            "text": f.alternatives[0]["text"],
+            "quote": "We considered defaulting to 0, but rejected it since it hides missing data.",
+        }
+    ]
     assert [e["login"] for e in f.experts] == ["alice"] and f.bus_factor == 1
     names = {q["name"] for q in report.cypher}
     assert {"candidates.touches", "experts.pagerank", "experts.betweenness", "premise.R1"} <= names
@@ -87,13 +91,19 @@ def test_superseded_adr_is_replaced_by_the_decision_that_superseded_it(store: St
     assert ADR1 not in {f.decision_id for f in report.findings}
     f = finding(report, ADR3)
     assert f.label == "contradicts" and {"adr", "superseded_by"} <= set(f.hops)
-    assert rules(f) == {"R3": "holds", "R4": "holds"} and f.source == {"kind": "doc", "number": None,
-                                                                      "path": "docs/adr/0003-decimal-for-money.md"}
+    assert rules(f) == {"R3": "holds", "R4": "holds"} and f.source == {
+        "kind": "doc",
+        "number": None,
+        "path": "docs/adr/0003-decimal-for-money.md",
+    }
     graph = store.repo_graph(ledger)
     r3 = dict(premises.run_rule(graph, premises.RULES[2], [ADR1], 365))
     r4 = dict(premises.run_rule(graph, premises.RULES[3], [ADR1], 365))
-    assert r3[ADR1]["status"] == "broken" and r4[ADR1] == {"rule": "R4", "status": "broken",
-                                                             "detail": f"superseded by {ADR3}"}
+    assert r3[ADR1]["status"] == "broken" and r4[ADR1] == {
+        "rule": "R4",
+        "status": "broken",
+        "detail": f"superseded by {ADR3}",
+    }
 
 
 def test_r5_depends_on_an_unmerged_pr(store: Store, ledger: str) -> None:
@@ -105,7 +115,8 @@ def test_issue_hop_reaches_a_decision_linked_through_the_same_issue(store: Store
     graph = store.repo_graph(ledger)
     found = cands.linked(graph, parse_diff(diff("audit")), [])
     assert [(c.decision_id, c.hops, c.path) for c in found] == [
-        ("decision:pr:21", ["issue"], ["file:audit/log.py", "pr:20", "issue:5", "pr:21", "decision:pr:21"])]
+        ("decision:pr:21", ["issue"], ["file:audit/log.py", "pr:20", "issue:5", "pr:21", "decision:pr:21"])
+    ]
 
 
 def test_symbol_hop_for_a_new_file_and_touches_for_a_rename(store: Store, ledger: str) -> None:

@@ -50,8 +50,10 @@ def test_starlette_cases_meet_recall_false_warning_and_attribution_targets(
             if warned:
                 misses.append(case["id"])
     recall, fpr, attribution = tp / (tp + fn), fp / (fp + tn), cited / max(tp, 1)
-    print(f"\nstarlette: recall {recall:.2f} ({tp}/{tp + fn}), false warnings {fpr:.2f} ({fp}/{fp + tn}), "
-          f"attribution {attribution:.2f} ({cited}/{tp}); misses: {misses}")
+    print(
+        f"\nstarlette: recall {recall:.2f} ({tp}/{tp + fn}), false warnings {fpr:.2f} ({fp}/{fp + tn}), "
+        f"attribution {attribution:.2f} ({cited}/{tp}); misses: {misses}"
+    )
     assert recall >= 0.8
     assert fpr <= 0.10
     assert attribution >= 0.8
@@ -63,9 +65,12 @@ def test_every_finding_quotes_its_source_verbatim(store: Store, starlette: list[
     report = run_guard(store, REPO, case["diff"])
     assert report.findings
     for f in report.findings:
-        rows = graph.read("MATCH (d:Decision {id: $id})-[:DERIVED_FROM]->(s:Source) WHERE s.id = d.source_id "
-                          "RETURN s.text AS text, d.start AS start, d.end AS end", {"id": f.decision_id})
-        assert rows and rows[0]["text"][rows[0]["start"]:rows[0]["end"]] == f.quote
+        rows = graph.read(
+            "MATCH (d:Decision {id: $id})-[:DERIVED_FROM]->(s:Source) WHERE s.id = d.source_id "
+            "RETURN s.text AS text, d.start AS start, d.end AS end",
+            {"id": f.decision_id},
+        )
+        assert rows and rows[0]["text"][rows[0]["start"] : rows[0]["end"]] == f.quote
         assert f.source_url.startswith("https://")
         assert f.path[-1] == f.decision_id and f.hops
 
@@ -78,7 +83,11 @@ def test_stored_prs_guarded_against_earlier_decisions_raise_no_false_warning(
     reverts = {r["n"] for r in graph.read("MATCH (p:PR)-[:REVERTS]->() RETURN p.number AS n")}
     # a PR titled Revert "..." is a revert whether or not ingest linked it: warning on it is a catch
     reverts |= {r["n"] for r in graph.read("MATCH (p:PR) WHERE p.title STARTS WITH 'Revert' RETURN p.number AS n")}
-    numbers = [r["n"] for r in graph.read("MATCH (d:Decision)-[:DERIVED_FROM]->(p:PR) WHERE d.source_id = p.id "
-                                          "RETURN p.number AS n ORDER BY n")]
+    numbers = [
+        r["n"]
+        for r in graph.read(
+            "MATCH (d:Decision)-[:DERIVED_FROM]->(p:PR) WHERE d.source_id = p.id RETURN p.number AS n ORDER BY n"
+        )
+    ]
     warned = [n for n in numbers if n not in reverts and run_guard(store, REPO, None, pr=n).verdict == "warn"]
     assert len(warned) <= len(numbers) // 10, f"stored PRs that warned: {warned}"

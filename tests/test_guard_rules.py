@@ -22,10 +22,14 @@ from tests.test_guard_decisive import diff, info, patch
 
 ROOT = Path(__file__).resolve().parent.parent
 
-OLD = ("import json\n\n\ndef load(raw):\n    data = json.loads(raw)\n    return data\n\n\n"
-       "def save(obj):\n    return json.dumps(obj)\n")
-NEW = ("import json\n\n\ndef load(raw):\n    data = json.loads(raw, parse_float=Decimal)\n    check_schema(data)\n"
-       "    return data\n\n\ndef save(obj):\n    return json.dumps(obj, default=str, sort_keys=True)\n")
+OLD = (
+    "import json\n\n\ndef load(raw):\n    data = json.loads(raw)\n    return data\n\n\n"
+    "def save(obj):\n    return json.dumps(obj)\n"
+)
+NEW = (
+    "import json\n\n\ndef load(raw):\n    data = json.loads(raw, parse_float=Decimal)\n    check_schema(data)\n"
+    "    return data\n\n\ndef save(obj):\n    return json.dumps(obj, default=str, sort_keys=True)\n"
+)
 
 
 def run(diff_text: str, *decs, standing: bool = True) -> Judgement:  # type: ignore[no-untyped-def]
@@ -49,7 +53,7 @@ def test_code_moved_to_another_file_is_no_revert() -> None:
     old = "def keep():\n    return 1\n"
     new = old + "\n\ndef helper(raw):\n    parsed = parse_strict(raw, schema=SCHEMA)\n    return parsed\n"
     dec = info({"svc/a.py": patch(old, new)})
-    moved = diff("svc/a.py", new, old) + diff("svc/b.py", "", new[len(old) + 2:])
+    moved = diff("svc/a.py", new, old) + diff("svc/b.py", "", new[len(old) + 2 :])
     assert not {"REV1", "REV2"} & set(ids(run(moved, dec)))
     assert "REV1" in ids(run(diff("svc/a.py", new, old), dec))  # the same deletion alone takes it out
 
@@ -74,8 +78,12 @@ def test_a_line_edit_turned_back_after_the_line_was_retouched_is_rev3() -> None:
 def test_a_hunk_starting_inside_a_docstring_is_read_as_code_after_it_closes() -> None:
     from rguard_core.guard.tokens import code_lines
 
-    hunk = [(" ", "        Given the headers, return `True` when"), (" ", '        """'), ("-", "        x = 1"),
-            ("+", "        x = 2")]
+    hunk = [
+        (" ", "        Given the headers, return `True` when"),
+        (" ", '        """'),
+        ("-", "        x = 1"),
+        ("+", "        x = 2"),
+    ]
     assert code_lines(hunk, "hash") == [("-", "x = 1"), ("+", "x = 2")]
     opening = [(" ", "def f():"), (" ", '    """'), (" ", "    text"), (" ", '    """'), ("+", "    y = 3")]
     assert code_lines(opening, "hash") == [(" ", "def f():"), ("+", "y = 3")]
@@ -91,12 +99,16 @@ def test_editing_the_decisions_code_is_no_revert() -> None:
 def test_a_few_decision_lines_in_a_large_change_are_related_not_contradicts() -> None:
     """S3: the evidence is a small share of the whole diff (a feature that also rewrites the decision's lines)."""
     dec = info({"svc/codec.py": patch(OLD, NEW)})
-    rewrite = NEW.replace("    data = json.loads(raw, parse_float=Decimal)\n    check_schema(data)\n",
-                          "    data = decoder_for(raw).decode(raw, strict_mode=True)\n    validate_with(data, registry)\n")
+    rewrite = NEW.replace(
+        "    data = json.loads(raw, parse_float=Decimal)\n    check_schema(data)\n",
+        "    data = decoder_for(raw).decode(raw, strict_mode=True)\n    validate_with(data, registry)\n",
+    )
     alone = diff("svc/codec.py", NEW, rewrite)
     assert run(alone, dec).label == "contradicts"  # on its own the rewrite is most of the diff
-    feature = "".join(f"def handler_{i}(event_{i}, ctx):\n    return dispatch_{i}(event_{i}, ctx.route_{i}, retries={i})\n\n\n"
-                      for i in range(12))
+    feature = "".join(
+        f"def handler_{i}(event_{i}, ctx):\n    return dispatch_{i}(event_{i}, ctx.route_{i}, retries={i})\n\n\n"
+        for i in range(12)
+    )
     j = run(alone + diff("svc/handlers.py", "", feature), dec)
     assert j.label == "related" and "S3" in ids(j), j
 
@@ -140,12 +152,15 @@ STR_DEC = "def coerce(v):\n    if isinstance(v, str):\n        v = v.strip()\n  
 
 def test_rejecting_what_the_decision_allows_is_c1() -> None:
     dec = info({"lib/num.py": patch(STR_OLD, STR_DEC)}, quote="Accept `str` input as well as numbers.")
-    strict = STR_DEC.replace("    if isinstance(v, str):\n        v = v.strip()\n",
-                             "    if isinstance(v, str):\n        raise TypeError('numbers only')\n")
+    strict = STR_DEC.replace(
+        "    if isinstance(v, str):\n        v = v.strip()\n",
+        "    if isinstance(v, str):\n        raise TypeError('numbers only')\n",
+    )
     j = run(diff("lib/num.py", STR_DEC, strict), dec)
     assert j.label == "contradicts" and "C1" in ids(j)
-    other = STR_DEC.replace("    return int(v)\n", "    if v is None:\n        raise TypeError('no value')\n"
-                                                    "    return int(v)\n")
+    other = STR_DEC.replace(
+        "    return int(v)\n", "    if v is None:\n        raise TypeError('no value')\n    return int(v)\n"
+    )
     assert "C1" not in ids(run(diff("lib/num.py", STR_DEC, other), dec))
 
 
@@ -153,18 +168,34 @@ def _history(repo: str, later: int) -> RepoHistory:
     """PR #1 decides how core.py loads; then ``later`` PRs each append a handler to the same (hot) file."""
     hist = RepoHistory(repo=repo, url=f"https://github.com/{repo}")
     hist.people["dev"] = Person("dev")
-    first = PullRequest(1, "Load with a checked decoder", "We use the checked decoder because raw loads accept "
-                        "garbage.", "dev", "closed", True, created_at="2020-01-01T00:00:00Z",
-                        merged_at="2020-01-01T00:00:00Z",
-                        files=[FileChange("app/core.py", "modified", 2, 1, patch(OLD, NEW))])
+    first = PullRequest(
+        1,
+        "Load with a checked decoder",
+        "We use the checked decoder because raw loads accept garbage.",
+        "dev",
+        "closed",
+        True,
+        created_at="2020-01-01T00:00:00Z",
+        merged_at="2020-01-01T00:00:00Z",
+        files=[FileChange("app/core.py", "modified", 2, 1, patch(OLD, NEW))],
+    )
     hist.pulls.append(first)
     for k in range(2, later + 2):
         body = f"HANDLER_{k} = register('handler_{k}', priority={k})\n"
         p = f"@@ -{100 + k},0 +{100 + k},1 @@\n+{body.rstrip()}"
-        hist.pulls.append(PullRequest(k, f"Register handler {k}", f"We register handler {k} so that route {k} works.",
-                                      "dev", "closed", True, created_at=f"2021-{1 + k // 28 % 12:02d}-{1 + k % 28:02d}T00:00:00Z",
-                                      merged_at=f"2021-{1 + k // 28 % 12:02d}-{1 + k % 28:02d}T00:00:00Z",
-                                      files=[FileChange("app/core.py", "modified", 1, 0, p)]))
+        hist.pulls.append(
+            PullRequest(
+                k,
+                f"Register handler {k}",
+                f"We register handler {k} so that route {k} works.",
+                "dev",
+                "closed",
+                True,
+                created_at=f"2021-{1 + k // 28 % 12:02d}-{1 + k % 28:02d}T00:00:00Z",
+                merged_at=f"2021-{1 + k // 28 % 12:02d}-{1 + k % 28:02d}T00:00:00Z",
+                files=[FileChange("app/core.py", "modified", 1, 0, p)],
+            )
+        )
     return hist
 
 

@@ -80,15 +80,19 @@ def test_seed_hop_kinds(store: Store, seed: str) -> None:
     diff = parse_diff(case_diff(*CASE["ratelimit-ip"][3:]))
     users = cands.symbol_users(graph, diff.identifiers)
     touched = cands.rank_touches(cands.touch_rows(graph, diff, []), users)
-    assert any(c.decision_id == "decision:pr:32" and c.path == ["file:tollgate/ratelimit.py", "pr:32", c.decision_id]
-               for c in touched)
+    assert any(
+        c.decision_id == "decision:pr:32" and c.path == ["file:tollgate/ratelimit.py", "pr:32", c.decision_id]
+        for c in touched
+    )
     linked = cands.linked(graph, diff, [])
     assert linked and all(c.hops == ["issue"] and c.path[0] == "file:tollgate/ratelimit.py" for c in linked)
     adr = cands.adrs(graph, parse_diff(case_diff(*CASE["events-delete-again"][3:])), [])
     assert {c.decision_id for c in adr} >= {"decision:doc:docs/adr/0003-append-only-event-log.md"}
-    new_file = ("diff --git a/tollgate/signing.py b/tollgate/signing.py\nnew file mode 100644\n--- /dev/null\n"
-                "+++ b/tollgate/signing.py\n@@ -0,0 +1,3 @@\n+def verify_signature(expected, signature):\n"
-                "+    # moved out of webhooks.verify\n+    return hmac.compare_digest(expected, signature)\n")
+    new_file = (
+        "diff --git a/tollgate/signing.py b/tollgate/signing.py\nnew file mode 100644\n--- /dev/null\n"
+        "+++ b/tollgate/signing.py\n@@ -0,0 +1,3 @@\n+def verify_signature(expected, signature):\n"
+        "+    # moved out of webhooks.verify\n+    return hmac.compare_digest(expected, signature)\n"
+    )
     f = by_id(run_guard(store, seed, new_file))
     assert any("symbol" in x.hops for x in f.values())
 
@@ -107,8 +111,20 @@ def test_seed_llm_judge(store: Store, seed: str, settings: Settings, openai_serv
     def script(request: dict[str, Any]) -> str:
         text = request["messages"][1]["content"]
         ids = [x.split('"')[0] for x in text.split('"decision_id": "')[1:]]
-        return json.dumps({"labels": [{"decision_id": i, "label": "contradicts" if i == "decision:pr:9" else "unrelated",
-                                       "confidence": 0.8, "reason": "r"} for i in ids]})
+        return json.dumps(
+            {
+                "labels": [
+                    {
+                        "decision_id": i,
+                        "label": "contradicts" if i == "decision:pr:9" else "unrelated",
+                        "confidence": 0.8,
+                        "reason": "r",
+                    }
+                    for i in ids
+                ]
+            }
+        )
+
     openai_server.respond_with(script)
     s = dataclasses.replace(settings, openai_base_url=openai_server.base_url, openai_api_key="k")
     report = guard(store, seed, "hmac-eq", judge="llm", settings=s)
@@ -126,14 +142,21 @@ def test_seed_feedback_survives_reingest(store: Store, seed: str, tmp_path_facto
     record_feedback(store, repo, "decision:pr:9", "ack", "pnair", "intended for the load test branch")
     cost_lines = by_id(guard(store, repo, "cost-falsy"))["decision:pr:20"].lines_key
     record_feedback(store, repo, "decision:pr:20", "wrong", "tkowalski", "not about cost", lines_key=cost_lines)
-    ov = record_feedback(store, repo, "decision:pr:32", "override", "jdelacroix",
-                         "Rate limits are now counted per (API key, client IP) pair for the public tier.")
+    ov = record_feedback(
+        store,
+        repo,
+        "decision:pr:32",
+        "override",
+        "jdelacroix",
+        "Rate limits are now counted per (API key, client IP) pair for the public tier.",
+    )
     ingest_snapshot(store, root, repo=repo)
     assert any("acknowledged by pnair" in n for n in by_id(guard(store, repo, "hmac-eq"))["decision:pr:9"].learned)
     cost = guard(store, repo, "cost-falsy")
     assert "decision:pr:20" not in by_id(cost)
     assert [(f.decision_id, f.dismissed.by if f.dismissed else None) for f in cost.dismissed] == [
-        ("decision:pr:20", "tkowalski")]
+        ("decision:pr:20", "tkowalski")
+    ]
     rl = by_id(guard(store, repo, "ratelimit-ip"))
     assert "decision:pr:32" not in rl and ov["new_decision"] in rl
     assert rl[ov["new_decision"]].source["kind"] == "correction" and base.label == "contradicts"

@@ -27,6 +27,7 @@ ADR = "contents/docs/adr/0001-deny-by-default.md"
 def deadline(seconds: int, root: Path) -> Iterator[None]:
     """Fail (instead of hanging the suite) if the block blocks: a FIFO must never be opened. A reader stuck on
     one of the snapshot's FIFOs (in a worker thread) is released by opening its write end, then the test fails."""
+
     def boom(*_: Any) -> None:
         for p in root.rglob("*"):
             if p.is_fifo():
@@ -62,6 +63,7 @@ def read_json(path: Path) -> Any:
 def edit(rel: str, change: Callable[[Any], Any]) -> Callable[[Path], None]:
     def apply(d: Path) -> None:
         write_json(d / rel, change(read_json(d / rel)))
+
     return apply
 
 
@@ -172,15 +174,24 @@ CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
     ("merged_at is a number", edit("pulls/10.json", put("merged_at", 12)), ["pulls/10.json", "'merged_at'"]),
     ("merged_at is not a time", edit("pulls/10.json", put("merged_at", "yesterday")), ["'merged_at'", "ISO 8601"]),
     ("files.json is a dict", edit("pulls/10/files.json", lambda fs: {"files": fs}), ["pulls/10/files.json", "list"]),
-    ("files.json holds strings", edit("pulls/10/files.json", lambda fs: ["ledger/pricing.py"]),
-     ["pulls/10/files.json", "item 0"]),
-    ("additions is text", edit("pulls/10/files.json", put_item("additions", "many")),
-     ["pulls/10/files.json", "'additions'", "'many'"]),
+    (
+        "files.json holds strings",
+        edit("pulls/10/files.json", lambda fs: ["ledger/pricing.py"]),
+        ["pulls/10/files.json", "item 0"],
+    ),
+    (
+        "additions is text",
+        edit("pulls/10/files.json", put_item("additions", "many")),
+        ["pulls/10/files.json", "'additions'", "'many'"],
+    ),
     ("filename missing", edit("pulls/10/files.json", put_item("filename", None)), ["'filename'"]),
     ("patch is a number", edit("pulls/10/files.json", put_item("patch", 3)), ["'patch'"]),
     ("comment is an int", edit("pulls/10/comments.json", lambda cs: [*cs, 5]), ["pulls/10/comments.json", "item"]),
-    ("comment body is an int", edit("pulls/10/comments.json", lambda cs: [{"body": 5}]),
-     ["pulls/10/comments.json", "'body'"]),
+    (
+        "comment body is an int",
+        edit("pulls/10/comments.json", lambda cs: [{"body": 5}]),
+        ["pulls/10/comments.json", "'body'"],
+    ),
     ("issue labels is a string", edit("issues/1.json", put("labels", "bug")), ["issues/1.json", "'labels'"]),
     ("repo.json is a list", edit("repo.json", lambda r: [r]), ["repo.json"]),
     ("traversal in a file name", traversal, ["pulls/12/files.json", "'filename'", "relative path"]),
@@ -195,17 +206,28 @@ CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
     ("non-UTF-8 ADR", non_utf8_adr, ["0001-deny-by-default.md", "UTF-8", "0xe9"]),
     ("non-UTF-8 JSON", non_utf8_json, ["pulls/10.json", "UTF-8"]),
     ("truncated JSON", not_json, ["pulls/11.json", "not valid JSON"]),
-    ("deeply nested JSON", lambda d: (d / "pulls/11/comments.json").write_text("[" * 100_000 + "]" * 100_000),
-     ["pulls/11/comments.json", "nests too deeply"]),
-    ("number with 5000 digits", lambda d: (d / "pulls/11.json").write_text('{"number": ' + "9" * 5000 + "}"),
-     ["pulls/11.json", "not valid JSON"]),
+    (
+        "deeply nested JSON",
+        lambda d: (d / "pulls/11/comments.json").write_text("[" * 100_000 + "]" * 100_000),
+        ["pulls/11/comments.json", "nests too deeply"],
+    ),
+    (
+        "number with 5000 digits",
+        lambda d: (d / "pulls/11.json").write_text('{"number": ' + "9" * 5000 + "}"),
+        ["pulls/11.json", "not valid JSON"],
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, spoil, words", CASES, ids=[c[0] for c in CASES])
 def test_hostile_snapshot_is_refused_and_the_graph_is_unchanged(
-    store: Store, ingested: tuple[str, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
-    name: str, spoil: Callable[[Path], None], words: list[str],
+    store: Store,
+    ingested: tuple[str, dict[str, Any]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    spoil: Callable[[Path], None],
+    words: list[str],
 ) -> None:
     repo, before = ingested
     root = tmp_path / "snap"
@@ -257,11 +279,13 @@ def test_nul_and_control_characters_are_cleaned_and_quotes_stay_exact(
     assert any("a\tb" not in t and "ab\tc\r\nd" in t for t in texts), "tab, CR and LF are kept"
     (row,) = g.read("MATCH (s:Source {id: 'pr:10'}) RETURN s.title AS title, s.text AS text")
     assert row["title"] == "Keep unknown prices as None" and "Unknown cost" in row["text"]
-    rows = g.read("MATCH (x)-[:EVIDENCED_BY]->(f:Fragment)<-[:HAS_FRAGMENT]-(s:Source) "
-                  "RETURN x.quote AS q, x.start AS a, x.end AS b, s.text AS t")
+    rows = g.read(
+        "MATCH (x)-[:EVIDENCED_BY]->(f:Fragment)<-[:HAS_FRAGMENT]-(s:Source) "
+        "RETURN x.quote AS q, x.start AS a, x.end AS b, s.text AS t"
+    )
     assert any(r["q"].startswith("Unknown cost") for r in rows)
     for r in rows:
-        assert r["t"][r["a"]:r["b"]] == r["q"], "offsets point into the cleaned, stored text"
+        assert r["t"][r["a"] : r["b"]] == r["q"], "offsets point into the cleaned, stored text"
     (state,) = g.read("MATCH (r:Repo) RETURN r.ingest_state AS s")
     assert state["s"] == "complete"
     assert [p["login"] for p in g.read("MATCH (p:Person {login: 'nulguy'}) RETURN p.login AS login")] == ["nulguy"]
@@ -293,8 +317,9 @@ def test_snapshot_oddities_are_problems_in_the_coverage_report(
 
 
 @pytest.mark.parametrize("layout", ["pulls is a file", "empty"])
-def test_a_snapshot_without_prs_says_so(tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str],
-                                        layout: str) -> None:
+def test_a_snapshot_without_prs_says_so(
+    tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str], layout: str
+) -> None:
     d = tmp_path / "repos" / repo_name
     d.mkdir(parents=True)
     write_json(d / "repo.json", {"full_name": repo_name, "html_url": f"https://github.com/{repo_name}"})
@@ -337,7 +362,9 @@ def test_the_skipped_files_report_never_opens_a_fifo_and_does_not_repeat_odditie
     d = copy_ledger(tmp_path, repo_name)
     os.mkfifo(d / "issues" / "77.json")  # an issue no PR links to: only listed, never opened
     (d / "pulls/notes.json").write_text("{}", encoding="utf-8")
-    (d / "pulls/\u00b2.json").write_text("{}", encoding="utf-8")  # a superscript two: a digit to isdigit(), not to int()
+    (d / "pulls/\u00b2.json").write_text(
+        "{}", encoding="utf-8"
+    )  # a superscript two: a digit to isdigit(), not to int()
     with deadline(30, tmp_path):
         code, out, err = run(["ingest", "snapshot", str(tmp_path), "--json", "--quiet"], capsys)
     assert code == 0, err

@@ -38,13 +38,22 @@ class GitRepo:
         root.mkdir(parents=True, exist_ok=True)
         self.git("init", "-q", "-b", "main")
 
-    def git(self, *args: str, author: tuple[str, str] = ("Alice Doe", "alice@example.com"), date: str | None = None) -> str:
+    def git(
+        self, *args: str, author: tuple[str, str] = ("Alice Doe", "alice@example.com"), date: str | None = None
+    ) -> str:
         self.clock += 60
         stamp = date or f"@{self.clock} +0000"
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_AUTHOR_NAME=author[0], GIT_AUTHOR_EMAIL=author[1], GIT_COMMITTER_NAME=author[0],
-                   GIT_COMMITTER_EMAIL=author[1], GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp,
-                   GIT_CONFIG_NOSYSTEM="1", HOME=str(self.root.parent))
+        env.update(
+            GIT_AUTHOR_NAME=author[0],
+            GIT_AUTHOR_EMAIL=author[1],
+            GIT_COMMITTER_NAME=author[0],
+            GIT_COMMITTER_EMAIL=author[1],
+            GIT_AUTHOR_DATE=stamp,
+            GIT_COMMITTER_DATE=stamp,
+            GIT_CONFIG_NOSYSTEM="1",
+            HOME=str(self.root.parent),
+        )
         done = subprocess.run(["git", "-C", str(self.root), *args], env=env, capture_output=True, check=True)
         return done.stdout.decode()
 
@@ -75,8 +84,11 @@ def by_sha(hist: RepoHistory, sha: str) -> Commit:
 
 def test_squash_subject_becomes_merged_pr(gr: GitRepo) -> None:
     gr.commit("Initial import", {"app.py": "print('hi')\n"})
-    sha = gr.commit("Add a cache layer (#12)\n\nWe cache sessions because the DB is slow.\n\nCo-authored-by: Bo\n",
-                    {"cache.py": "CACHE = {}\nTTL = 30\n"}, date="2024-03-05T10:00:00+02:00")
+    sha = gr.commit(
+        "Add a cache layer (#12)\n\nWe cache sessions because the DB is slow.\n\nCo-authored-by: Bo\n",
+        {"cache.py": "CACHE = {}\nTTL = 30\n"},
+        date="2024-03-05T10:00:00+02:00",
+    )
     hist = read_git_history(gr.root, REPO)
 
     assert [c.pr_number for c in hist.commits] == [12, None]
@@ -97,8 +109,14 @@ def test_merge_pull_request_commit_becomes_pr_with_first_parent_files(gr: GitRep
     branch_sha = gr.commit("Store sessions in Redis", {"sessions.py": "BACKEND = 'redis'\n"})
     gr.git("checkout", "-q", "main")
     gr.commit("Unrelated fix on main", {"README.md": "# widgets\n"})
-    gr.git("merge", "-q", "--no-ff", "feature", "-m",
-           "Merge pull request #7 from alice/feature\n\nUse Redis for sessions\n\nMemcached lost data on restart.")
+    gr.git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "feature",
+        "-m",
+        "Merge pull request #7 from alice/feature\n\nUse Redis for sessions\n\nMemcached lost data on restart.",
+    )
     merge_sha = gr.git("rev-parse", "HEAD").strip()
     hist = read_git_history(gr.root, REPO)
 
@@ -140,7 +158,11 @@ def test_message_encodings(gr: GitRepo, tmp_path: Path) -> None:
     tree = gr.git("write-tree").strip()
     ident = b"Bo <bo@example.com> 1700000999 +0000"
     raw = b"tree %s\nparent %s\nauthor %s\ncommitter %s\n\nUndeclared caf\xe9 (#9)\n" % (
-        tree.encode(), declared.encode(), ident, ident)
+        tree.encode(),
+        declared.encode(),
+        ident,
+        ident,
+    )
     msg.write_bytes(raw)
     obj = gr.git("hash-object", "-t", "commit", "-w", str(msg)).strip()
     gr.git("update-ref", "HEAD", obj)
@@ -159,7 +181,7 @@ def test_renames_deletes_and_odd_paths(gr: GitRepo) -> None:
     gr.git("mv", "src/old_name.py", "src/new name ü.py")
     gr.write("src/new name ü.py", body + "line 40\n")
     (gr.root / "gone.txt").unlink()
-    odd = "tab\there \"quoted\".txt"
+    odd = 'tab\there "quoted".txt'
     sha = gr.commit("Rename and delete", {odd: "q\n"})
     files = {f.path: f for f in by_sha(read_git_history(gr.root, REPO), sha).files}
 
@@ -189,8 +211,9 @@ def test_type_change_mode_change_and_empty_file(gr: GitRepo) -> None:
 
 
 def test_binary_and_undecodable_patches_are_reported(gr: GitRepo) -> None:
-    sha = gr.commit("Add assets", {"logo.png": b"\x89PNG\x00\x01\x02binary", "latin.txt": b"caf\xe9\n",
-                                   "ok.txt": "fine\n"})
+    sha = gr.commit(
+        "Add assets", {"logo.png": b"\x89PNG\x00\x01\x02binary", "latin.txt": b"caf\xe9\n", "ok.txt": "fine\n"}
+    )
     hist = read_git_history(gr.root, REPO)
     files = {f.path: f for f in by_sha(hist, sha).files}
 
@@ -218,13 +241,22 @@ def test_adr_files_are_read_with_the_pr_that_first_added_them(gr: GitRepo) -> No
     gr.commit("Scaffold", {"docs/readme.md": "# not an ADR\n"})
     gr.commit("Record the database decision (#3)", {"docs/ADR/0001-use-postgres.md": "# Use Postgres\nv1\n"})
     gr.commit("Tidy ADR wording (#5)", {"docs/ADR/0001-use-postgres.md": "# Use Postgres\nv2\n"})
-    gr.commit("Direct push of a decision", {"Architecture/Decisions/0002-queues.markdown": "# Queues\n",
-                                            "adr/nested/0003-cache.md": "# Cache\n", "adr/notes.txt": "no\n"})
+    gr.commit(
+        "Direct push of a decision",
+        {
+            "Architecture/Decisions/0002-queues.markdown": "# Queues\n",
+            "adr/nested/0003-cache.md": "# Cache\n",
+            "adr/notes.txt": "no\n",
+        },
+    )
     hist = read_git_history(gr.root, REPO)
     docs = {d.path: d for d in hist.docs}
 
-    assert set(docs) == {"docs/ADR/0001-use-postgres.md", "Architecture/Decisions/0002-queues.markdown",
-                         "adr/nested/0003-cache.md"}
+    assert set(docs) == {
+        "docs/ADR/0001-use-postgres.md",
+        "Architecture/Decisions/0002-queues.markdown",
+        "adr/nested/0003-cache.md",
+    }
     assert docs["docs/ADR/0001-use-postgres.md"].text == "# Use Postgres\nv2\n"  # read at HEAD
     assert docs["docs/ADR/0001-use-postgres.md"].added_by_pr == 3
     assert docs["Architecture/Decisions/0002-queues.markdown"].added_by_pr is None
@@ -242,15 +274,21 @@ def test_adr_added_by_a_merge_commit_counts_for_that_pr(gr: GitRepo) -> None:
 
 
 def test_bots_and_logins(gr: GitRepo) -> None:
-    gr.commit("Bump deps (#30)", {"req.txt": "a==2\n"},
-              author=("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"))
+    gr.commit(
+        "Bump deps (#30)",
+        {"req.txt": "a==2\n"},
+        author=("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"),
+    )
     gr.commit("Nightly build", {"build.txt": "1\n"}, author=("CI Runner", "ci-bot@example.com"))
     gr.commit("Human change", {"h.txt": "h\n"}, author=("Carol Q", "1234+carolq@users.noreply.github.com"))
     hist = read_git_history(gr.root, REPO)
 
     assert [c.author for c in hist.commits] == ["carolq", "ci-bot", "dependabot[bot]"]
-    assert {p.login: p.is_bot for p in hist.people.values()} == {"carolq": False, "ci-bot": True,
-                                                                  "dependabot[bot]": True}
+    assert {p.login: p.is_bot for p in hist.people.values()} == {
+        "carolq": False,
+        "ci-bot": True,
+        "dependabot[bot]": True,
+    }
     assert hist.people["carolq"].name == "Carol Q"
     assert hist.pulls[0].author == "dependabot[bot]"
     assert author_login("No Mail", "") == "No Mail"
@@ -266,25 +304,33 @@ def test_github_origin_gives_links(gr: GitRepo) -> None:
     assert hist.docs[0].url == f"https://github.com/acme/widgets/blob/{sha}/docs/decisions/0001-thing.md"
 
 
-@pytest.mark.parametrize(("remote", "base"), [
-    ("https://github.com/Kludex/starlette.git", "https://github.com/Kludex/starlette"),
-    ("https://token@github.com/a-b/c.d", "https://github.com/a-b/c.d"),
-    ("ssh://git@github.com:22/o/n.git", "https://github.com/o/n"),
-    ("git@github.com:o/n", "https://github.com/o/n"),
-    ("https://gitlab.com/o/n.git", None),
-    ("/srv/mirror/n.git", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    ("remote", "base"),
+    [
+        ("https://github.com/Kludex/starlette.git", "https://github.com/Kludex/starlette"),
+        ("https://token@github.com/a-b/c.d", "https://github.com/a-b/c.d"),
+        ("ssh://git@github.com:22/o/n.git", "https://github.com/o/n"),
+        ("git@github.com:o/n", "https://github.com/o/n"),
+        ("https://gitlab.com/o/n.git", None),
+        ("/srv/mirror/n.git", None),
+        (None, None),
+    ],
+)
 def test_github_base_url(remote: str | None, base: str | None) -> None:
     assert github_base_url(remote) == base
 
 
 def test_pr_ref_and_helpers() -> None:
     assert pr_ref("Fix (#1) and more") is None
-    assert pr_ref("Revert \"Add x (#3)\" (#9)\n\nThis reverts commit abc.") == pr_ref(
-        "Revert \"Add x (#3)\" (#9)\r\n\r\nThis reverts commit abc.")
-    ref = pr_ref("Revert \"Add x (#3)\" (#9)\n\nThis reverts commit abc.")
-    assert ref is not None and (ref.number, ref.title, ref.body) == (9, 'Revert "Add x (#3)"', "This reverts commit abc.")
+    assert pr_ref('Revert "Add x (#3)" (#9)\n\nThis reverts commit abc.') == pr_ref(
+        'Revert "Add x (#3)" (#9)\r\n\r\nThis reverts commit abc.'
+    )
+    ref = pr_ref('Revert "Add x (#3)" (#9)\n\nThis reverts commit abc.')
+    assert ref is not None and (ref.number, ref.title, ref.body) == (
+        9,
+        'Revert "Add x (#3)"',
+        "This reverts commit abc.",
+    )
     assert unquote_c(b'"tab\\there \\"q\\" \\303\\274"') == 'tab\there "q" ü'.encode()
     assert is_adr_path("DOCS/Adr/x.MD") and not is_adr_path("src/docs/adr/x.md") and not is_adr_path("adr/x.txt")
 
@@ -354,10 +400,15 @@ def _fast_import(root: Path, n: int) -> None:
     for i in range(n):
         msg = (f"Change number {i} (#{i + 1})\n\nBecause reason {i}.\n" if i % 2 else f"Plain commit {i}\n").encode()
         blob = "".join(f"row {j} of file {i % 7} at {i}\n" for j in range(i % 5 + 1)).encode()
-        chunks += [b"commit refs/heads/main\n",
-                   f"committer Dev {i % 9} <dev{i % 9}@example.com> {1_600_000_000 + i * 60} +0000\n".encode(),
-                   f"data {len(msg)}\n".encode(), msg,
-                   f"M 100644 inline src/mod_{i % 7}.py\ndata {len(blob)}\n".encode(), blob, b"\n"]
+        chunks += [
+            b"commit refs/heads/main\n",
+            f"committer Dev {i % 9} <dev{i % 9}@example.com> {1_600_000_000 + i * 60} +0000\n".encode(),
+            f"data {len(msg)}\n".encode(),
+            msg,
+            f"M 100644 inline src/mod_{i % 7}.py\ndata {len(blob)}\n".encode(),
+            blob,
+            b"\n",
+        ]
         if i % 50 == 1:
             adr = f"# ADR {i}\n".encode()
             chunks += [f"M 100644 inline docs/adr/{i:04d}.md\ndata {len(adr)}\n".encode(), adr, b"\n"]
@@ -375,8 +426,10 @@ def test_reads_two_thousand_commits_fast(tmp_path: Path) -> None:
     hist = read_git_history(root, REPO, progress=seen.append)
     secs = time.perf_counter() - t0
     rate = len(hist.commits) / secs
-    print(f"\nread {len(hist.commits)} commits, {len(hist.pulls)} PRs, {len(hist.docs)} ADRs "
-          f"in {secs:.2f} s = {rate:.0f} commits/s")
+    print(
+        f"\nread {len(hist.commits)} commits, {len(hist.pulls)} PRs, {len(hist.docs)} ADRs "
+        f"in {secs:.2f} s = {rate:.0f} commits/s"
+    )
 
     assert len(hist.commits) == 2000 and len(hist.pulls) == 1000 and len(hist.docs) == 40
     assert all(c.files and c.files[0].patch.startswith("@@") for c in hist.commits)

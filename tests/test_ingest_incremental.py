@@ -24,10 +24,14 @@ CARA = ("Cara Poe", "cara@example.com")
 
 def _history(gr: GitRepo) -> dict[str, str]:
     shas = {}
-    shas["init"] = gr.commit("Initial layout", {"app/core.py": "VALUE = 1\n", "app/io.py": "def read():\n    return 1\n"})
+    shas["init"] = gr.commit(
+        "Initial layout", {"app/core.py": "VALUE = 1\n", "app/io.py": "def read():\n    return 1\n"}
+    )
     gr.git("commit", "-q", "--allow-empty", "-m", "noop", author=BOB)
-    shas["a"] = gr.commit("Use a bounded queue (#3)\n\nWe use a bounded queue because an unbounded one leaks memory.",
-                          {"app/queue.py": "QUEUE_MAX = 100\n"})
+    shas["a"] = gr.commit(
+        "Use a bounded queue (#3)\n\nWe use a bounded queue because an unbounded one leaks memory.",
+        {"app/queue.py": "QUEUE_MAX = 100\n"},
+    )
     gr.write("app/io.py", "def read():\n    return 2\n")
     gr.git("add", "-A")
     gr.git("commit", "-q", "-m", "Read twice as much (#4)\n\nThis change makes reads return 2, see #3.", author=BOB)
@@ -52,7 +56,9 @@ def _state(g: Graph) -> dict[str, Any]:
         "decisions": rows("MATCH (d:Decision) RETURN d.id AS id, d.holds AS h, d.status AS s, d.reverted_by AS r"),
         "claims": rows("MATCH (c:Claim) RETURN c.id AS id, c.holds AS h"),
         "reverts": rows("MATCH (a:Source)-[:REVERTS]->(b:Source) RETURN a.id AS a, b.id AS b"),
-        "edited": rows("MATCH (p:Person)-[e:EDITED]->(f:File) RETURN p.id AS p, f.id AS f, e.count AS n, e.last_at AS t"),
+        "edited": rows(
+            "MATCH (p:Person)-[e:EDITED]->(f:File) RETURN p.id AS p, f.id AS f, e.count AS n, e.last_at AS t"
+        ),
         "collab": rows("MATCH (a:Person)-[e:COLLABORATED]->(b:Person) RETURN a.id AS a, b.id AS b, e.weight AS w"),
         "people": rows("MATCH (p:Person) RETURN p.id AS id, p.last_active AS t"),
         "touches": rows("MATCH (s:Source)-[t:TOUCHES]->(f:File) RETURN s.id AS s, f.id AS f"),
@@ -174,8 +180,10 @@ def test_revert_chain_at_ingest_and_in_premises(store: Store, tmp_path: Path) ->
             ingest_git(store, gr.root, repo, since=b)
         g = store.repo_graph(repo)
         try:
-            st = {r["s"]: (r["status"], r["by"]) for r in g.read(
-                "MATCH (d:Decision) RETURN d.source_id AS s, d.status AS status, d.reverted_by AS by")}
+            st = {
+                r["s"]: (r["status"], r["by"])
+                for r in g.read("MATCH (d:Decision) RETURN d.source_id AS s, d.status AS status, d.reverted_by AS by")
+            }
             assert st[f"commit:{a}"] == ("active", None), how
             assert st[f"commit:{b}"] == ("superseded", f"commit:{c}"), how
             fired = {d for d, _ in premises.run_rule(g, r7, [f"decision:commit:{a}", f"decision:commit:{b}"], 365)}

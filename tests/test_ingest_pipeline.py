@@ -42,12 +42,18 @@ def test_snapshot_becomes_sources_decisions_claims_actions(store: Store, ledger:
     assert "decision:pr:15" not in decisions, "an unmerged PR is not a decision"
     (row,) = g.read("MATCH (d:Decision {id: 'decision:pr:10'}) RETURN d.quote AS q")
     assert row["q"] == "Unknown cost stays None and is never coerced to 0, because 0 means free and would under-bill."
-    premises = _ids(store, ledger, "MATCH (:Decision {id: 'decision:pr:10'})<-[:JUSTIFIES]-(:Justification)"
-                                   "-[:PREMISE]->(c:Claim) RETURN c.source_id AS id")
+    premises = _ids(
+        store,
+        ledger,
+        "MATCH (:Decision {id: 'decision:pr:10'})<-[:JUSTIFIES]-(:Justification)"
+        "-[:PREMISE]->(c:Claim) RETURN c.source_id AS id",
+    )
     assert "issue:1" in premises, "the fixed issue's problem statement backs the decision"
     alts = g.read("MATCH (a:Alternative)-[:REJECTED_FOR]->(:Decision {id: 'decision:pr:10'}) RETURN a.quote AS q")
     assert any("Instead of returning 0" in a["q"] for a in alts)
-    assert g.read("MATCH (:Action {id: 'action:pr:10'})-[:CHANGES]->(f:File) RETURN f.path AS p") == [{"p": "ledger/pricing.py"}]
+    assert g.read("MATCH (:Action {id: 'action:pr:10'})-[:CHANGES]->(f:File) RETURN f.path AS p") == [
+        {"p": "ledger/pricing.py"}
+    ]
 
 
 def test_rule_based_edges(store: Store, ledger: str) -> None:
@@ -74,10 +80,11 @@ def test_rule_based_edges(store: Store, ledger: str) -> None:
 def test_every_quote_is_verbatim_with_offsets(store: Store, ledger: str) -> None:
     rows = store.repo_graph(ledger).read(
         "MATCH (x)-[:EVIDENCED_BY]->(f:Fragment)<-[:HAS_FRAGMENT]-(s:Source) "
-        "RETURN x.quote AS q, x.start AS a, x.end AS b, s.text AS t, f.text AS ft")
+        "RETURN x.quote AS q, x.start AS a, x.end AS b, s.text AS t, f.text AS ft"
+    )
     assert len(rows) >= 10
     for r in rows:
-        assert r["t"][r["a"]:r["b"]] == r["q"] == r["ft"]
+        assert r["t"][r["a"] : r["b"]] == r["q"] == r["ft"]
 
 
 class _Paraphraser:
@@ -104,8 +111,10 @@ def test_non_verbatim_quotes_are_dropped_and_counted(store: Store, tmp_path: Pat
 
 def test_reingest_is_idempotent_and_keeps_corrections(store: Store, ledger: str, tmp_path: Path) -> None:
     g = store.repo_graph(ledger)
-    g.query("MATCH (d:Decision {id: 'decision:pr:10'}) SET d.rev = 3, d.label = 'review' "
-            "CREATE (:Correction {id: 'corr:test', kind: 'ack'})-[:ABOUT]->(d)")
+    g.query(
+        "MATCH (d:Decision {id: 'decision:pr:10'}) SET d.rev = 3, d.label = 'review' "
+        "CREATE (:Correction {id: 'corr:test', kind: 'ack'})-[:ABOUT]->(d)"
+    )
     before = export_graph(store, ledger)
     owner, name = ledger.split("/")
     shutil.copytree(FIXTURE / "repos" / "acme" / "ledger", tmp_path / "again" / "repos" / owner / name)
@@ -114,8 +123,9 @@ def test_reingest_is_idempotent_and_keeps_corrections(store: Store, ledger: str,
 
     def canon(x: dict) -> tuple:  # type: ignore[type-arg]
         skip = {"ingested_at", "ingest_source"}
-        nodes = sorted(json.dumps({k: v for k, v in n["props"].items() if k not in skip}, sort_keys=True)
-                       for n in x["nodes"])
+        nodes = sorted(
+            json.dumps({k: v for k, v in n["props"].items() if k not in skip}, sort_keys=True) for n in x["nodes"]
+        )
         edges = sorted(json.dumps(e, sort_keys=True) for e in x["edges"])
         return nodes, edges
 
@@ -143,7 +153,9 @@ def test_bad_requests_fail_clearly_and_write_nothing(store: Store, tmp_path: Pat
         run_ingest(store, IngestRequest("git", str(tmp_path)))
 
 
-def test_cli_ingest_and_export(store: Store, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_ingest_and_export(
+    store: Store, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     owner, name = repo_name.split("/")
     shutil.copytree(FIXTURE / "repos" / "acme" / "ledger", tmp_path / "c" / "repos" / owner / name)
     assert main(["ingest", "snapshot", str(tmp_path / "c"), "--json", "--quiet"]) == 0

@@ -20,7 +20,9 @@ def seed(store: Store) -> str:
 def test_who_knows_matches_the_guards_experts(store: Store, seed: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["who-knows", "--repo", seed, "tollgate/sessions.py", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    finding = next(f for f in run_guard(store, seed, seed_diff("idle-8h")).findings if f.decision_id == "decision:pr:17")
+    finding = next(
+        f for f in run_guard(store, seed, seed_diff("idle-8h")).findings if f.decision_id == "decision:pr:17"
+    )
     # same people in the same order as the guard's "ask" (scores differ only by the guard's decision-author bonus)
     assert [e["login"] for e in res["experts"]] == [e["login"] for e in finding.experts] == ["jdelacroix", "hyamamoto"]
     assert res["bus_factor"] == finding.bus_factor == 1

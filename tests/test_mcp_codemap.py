@@ -23,6 +23,7 @@ def call(server: Any, fn: Callable[[Client], Awaitable[Any]]) -> Any:
     async def go() -> Any:
         async with Client(server) as client:
             return await fn(client)
+
     return asyncio.run(go())
 
 
@@ -42,10 +43,12 @@ def test_walks_as_tools_and_errors(store: Store, settings: Settings, tmp_path: P
     async def go(c: Client) -> dict[str, Any]:
         tools = {t.name: t for t in (await c.list_tools()).tools}
         out: dict[str, Any] = {"tools": tools}
-        for name, args in (("code_neighbours", {"path": "app/api.py"}),
-                           ("code_walk", {"path": "app/cli.py", "depth": 1}),
-                           ("code_blast_radius", {"path": "app/auth.py"}),
-                           ("code_chain", {"a": "app/cli.py", "b": "app/auth.py"})):
+        for name, args in (
+            ("code_neighbours", {"path": "app/api.py"}),
+            ("code_walk", {"path": "app/cli.py", "depth": 1}),
+            ("code_blast_radius", {"path": "app/auth.py"}),
+            ("code_chain", {"a": "app/cli.py", "b": "app/auth.py"}),
+        ):
             r = await c.call_tool(name, {"repo": repo_name, **args})
             assert not r.is_error, r.content
             out[name] = r.structured_content

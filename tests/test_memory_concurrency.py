@@ -61,13 +61,23 @@ def repo_graph(store: Store, repo_name: str) -> Iterator[tuple[str, Graph]]:
         text = f"Reason {i}: the cache must be invalidated on write path {i}."
         quote = f"the cache must be invalidated on write path {i}"
         start = text.index(quote)
-        rows.append({"src": f"comment:pr:1:{i}", "text": text, "quote": quote, "start": start, "end": start + len(quote),
-                     "claim": f"claim:comment:pr:1:{i}:{start}:{start + len(quote)}",
-                     "frag": f"frag:comment:pr:1:{i}:{start}:{start + len(quote)}"})
+        rows.append(
+            {
+                "src": f"comment:pr:1:{i}",
+                "text": text,
+                "quote": quote,
+                "start": start,
+                "end": start + len(quote),
+                "claim": f"claim:comment:pr:1:{i}:{start}:{start + len(quote)}",
+                "frag": f"frag:comment:pr:1:{i}:{start}:{start + len(quote)}",
+            }
+        )
     graph.query(
         "CREATE (:PR:Source {id: 'pr:1', kind: 'pr', number: 1, text: 'Add write-through cache', quarantined: false, rev: 0})"
         "<-[:DERIVED_FROM]-(:Decision {id: 'decision:pr:1', summary: 'Use a write-through cache', rev: 0, "
-        "status: 'active', holds: true, score_factor: 1.0})", name="setup")
+        "status: 'active', holds: true, score_factor: 1.0})",
+        name="setup",
+    )
     graph.query(
         "MATCH (d:Decision {id: 'decision:pr:1'}) CREATE (:Action {id: 'action:pr:1', summary: 'merged', executed: true, "
         "status: 'active'})-[:IMPLEMENTS]->(d) WITH d "
@@ -76,25 +86,38 @@ def repo_graph(store: Store, repo_name: str) -> Iterator[tuple[str, Graph]]:
         "CREATE (c:Claim {id: r.claim, statement: r.quote, quote: r.quote, source_id: r.src, start: r.start, end: r.end, "
         "rev: 0, status: 'active', holds: true})-[:EVIDENCED_BY]->(f) "
         "CREATE (j:Justification {id: 'just:decision:pr:1:' + r.claim, holds: true})-[:PREMISE]->(c) "
-        "CREATE (j)-[:JUSTIFIES]->(d)", {"rows": rows}, name="setup")
+        "CREATE (j)-[:JUSTIFIES]->(d)",
+        {"rows": rows},
+        name="setup",
+    )
     yield repo_name, graph
     graph.delete()
 
 
-def test_16_reviewers_corrections_and_guard_feedback_lose_no_update(store: Store,
-                                                                     repo_graph: tuple[str, Graph]) -> None:
+def test_16_reviewers_corrections_and_guard_feedback_lose_no_update(
+    store: Store, repo_graph: tuple[str, Graph]
+) -> None:
     repo, graph = repo_graph
     claims = [r["id"] for r in graph.read("MATCH (c:Claim) RETURN c.id AS id ORDER BY id")]
     workers: list[Callable[[], Any]] = []
     for i, cid in enumerate(claims):
-        workers.append(lambda cid=cid, i=i: correct_until_applied(store.repo_graph(repo), cid, f"Path {i} needs no invalidation.", f"rev{i}"))
-        workers.append(lambda i=i: record_feedback(store, repo, "decision:pr:1", "wrong", f"lead{i}", f"noise {i}",
-                                                   lines_key=f"{i:016x}"))
+        workers.append(
+            lambda cid=cid, i=i: correct_until_applied(
+                store.repo_graph(repo), cid, f"Path {i} needs no invalidation.", f"rev{i}"
+            )
+        )
+        workers.append(
+            lambda i=i: record_feedback(
+                store, repo, "decision:pr:1", "wrong", f"lead{i}", f"noise {i}", lines_key=f"{i:016x}"
+            )
+        )
     results = run_all(workers)
     errors = [r for r in results if isinstance(r, Exception)]
     assert not errors, errors
     # every reviewer's correction landed: eight Correction nodes, eight superseded claims, eight replacements
-    assert graph.read("MATCH (k:Correction {kind: 'claim', state: 'applied'}) RETURN count(k) AS n") == [{"n": N_CLAIMS}]
+    assert graph.read("MATCH (k:Correction {kind: 'claim', state: 'applied'}) RETURN count(k) AS n") == [
+        {"n": N_CLAIMS}
+    ]
     assert graph.read("MATCH (c:Claim {status: 'superseded'}) RETURN count(c) AS n") == [{"n": N_CLAIMS}]
     assert graph.read("MATCH (:Claim)-[:SUPERSEDES]->(:Claim) RETURN count(*) AS n") == [{"n": N_CLAIMS}]
     # every feedback landed too, through the same compare-and-set: eight dismissals, each with its own lines
@@ -112,8 +135,12 @@ def test_16_reviewers_applying_the_same_correction_apply_it_once(store: Store, r
     repo, graph = repo_graph
     cid = graph.read("MATCH (c:Claim) RETURN c.id AS id ORDER BY id LIMIT 1")[0]["id"]
     rev = preview_correction(graph, cid, "Same words from everyone.", "r").revision
-    results = run_all([lambda: apply_correction(store.repo_graph(repo), cid, "Same words from everyone.", "r", rev)
-                       for _ in range(16)])
+    results = run_all(
+        [
+            lambda: apply_correction(store.repo_graph(repo), cid, "Same words from everyone.", "r", rev)
+            for _ in range(16)
+        ]
+    )
     assert not [r for r in results if isinstance(r, Exception)], results
     assert sorted(r.status for r in results) == ["already_applied"] * 15 + ["applied"]
     assert len({r.replacement for r in results}) == 1
@@ -121,19 +148,33 @@ def test_16_reviewers_applying_the_same_correction_apply_it_once(store: Store, r
 
 
 SCENARIO: dict[str, Any] = {
-    "sources": [{"id": f"s{i}", "kind": "doc", "title": f"S{i}", "text": f"Record {i}: value {i} confirmed.",
-                 "derived_from": [f"s{i - 4}"] if i >= 4 else []} for i in range(8)],
-    "claims": [{"id": f"c{i}", "statement": f"value {i}", "source": f"s{i % 8}", "quote": f"value {i % 8} confirmed"}
-               for i in range(12)] + [{"id": f"x{i}", "statement": f"derived {i}"} for i in range(4)],
+    "sources": [
+        {
+            "id": f"s{i}",
+            "kind": "doc",
+            "title": f"S{i}",
+            "text": f"Record {i}: value {i} confirmed.",
+            "derived_from": [f"s{i - 4}"] if i >= 4 else [],
+        }
+        for i in range(8)
+    ],
+    "claims": [
+        {"id": f"c{i}", "statement": f"value {i}", "source": f"s{i % 8}", "quote": f"value {i % 8} confirmed"}
+        for i in range(12)
+    ]
+    + [{"id": f"x{i}", "statement": f"derived {i}"} for i in range(4)],
     "justifications": [
         *({"conclusion": f"x{i}", "premises": [f"c{i}", f"c{i + 4}"]} for i in range(4)),
         *({"conclusion": f"x{i}", "premises": [f"c{i + 8}"]} for i in range(4)),
-        {"conclusion": "x0", "premises": ["x3"]}, {"conclusion": "x3", "premises": ["x0"]},  # a cycle
+        {"conclusion": "x0", "premises": ["x3"]},
+        {"conclusion": "x3", "premises": ["x0"]},  # a cycle
         *({"conclusion": f"d{i}", "premises": [f"x{i}"]} for i in range(4)),
         *({"conclusion": f"d{i}", "premises": [f"x{(i + 1) % 4}", f"c{i}"]} for i in range(4)),
     ],
     "decisions": [{"id": f"d{i}", "summary": f"decision {i}"} for i in range(4)],
-    "actions": [{"id": f"a{i}", "summary": f"action {i}", "decision": f"d{i}", "executed": i % 2 == 0} for i in range(4)],
+    "actions": [
+        {"id": f"a{i}", "summary": f"action {i}", "decision": f"d{i}", "executed": i % 2 == 0} for i in range(4)
+    ],
 }
 
 
@@ -143,8 +184,9 @@ def test_concurrent_quarantines_and_corrections_are_serializable(store: Store) -
     graph = store.workspace_graph(ws)
     try:
         rng = random.Random(7)
-        ops = [("quarantine", f"s{i}") for i in rng.sample(range(8), 6)] + \
-              [("correct", c) for c in rng.sample([f"c{i}" for i in range(12)] + ["x1", "x2"], 10)]
+        ops = [("quarantine", f"s{i}") for i in rng.sample(range(8), 6)] + [
+            ("correct", c) for c in rng.sample([f"c{i}" for i in range(12)] + ["x1", "x2"], 10)
+        ]
         workers: list[Callable[[], Any]] = []
         for kind, target in ops:
             if kind == "quarantine":
@@ -162,7 +204,10 @@ def test_concurrent_quarantines_and_corrections_are_serializable(store: Store) -
             else:
                 expected = oracle.correct(target, res.replacement, res.source)
             assert (sorted(d["fell"]["claims"]), sorted(d["fell"]["decisions"]), sorted(d["kept"])) == (
-                expected["fell_claims"], expected["fell_decisions"], expected["kept"]), (kind, target)
+                expected["fell_claims"],
+                expected["fell_decisions"],
+                expected["kept"],
+            ), (kind, target)
         assert status(graph) == oracle.status()
         revisions = sorted(r.report.revision for r in results)
         assert revisions == list(range(revisions[0], revisions[0] + len(ops)))  # one write each, none lost

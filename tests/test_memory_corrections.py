@@ -14,13 +14,28 @@ from rguard_core.memory import apply_correction, load_scenario, preview_correcti
 
 SCENARIO: dict[str, Any] = {
     "sources": [
-        {"id": "memo", "kind": "doc", "title": "Memo", "text": "Supplier A delivers in 5 days. Supplier A is ISO certified."},
+        {
+            "id": "memo",
+            "kind": "doc",
+            "title": "Memo",
+            "text": "Supplier A delivers in 5 days. Supplier A is ISO certified.",
+        },
         {"id": "audit", "kind": "doc", "title": "Audit", "text": "Audit 2025: Supplier A holds ISO 9001."},
         {"id": "misc", "kind": "doc", "title": "Misc", "text": "The office moves in May."},
     ],
     "claims": [
-        {"id": "fast", "statement": "A delivers in 5 days", "source": "memo", "quote": "Supplier A delivers in 5 days."},
-        {"id": "iso-memo", "statement": "A is ISO certified", "source": "memo", "quote": "Supplier A is ISO certified."},
+        {
+            "id": "fast",
+            "statement": "A delivers in 5 days",
+            "source": "memo",
+            "quote": "Supplier A delivers in 5 days.",
+        },
+        {
+            "id": "iso-memo",
+            "statement": "A is ISO certified",
+            "source": "memo",
+            "quote": "Supplier A is ISO certified.",
+        },
         {"id": "iso-audit", "statement": "A holds ISO 9001", "source": "audit", "quote": "Supplier A holds ISO 9001."},
         {"id": "moves", "statement": "Office moves in May", "source": "misc", "quote": "The office moves in May."},
     ],
@@ -30,8 +45,11 @@ SCENARIO: dict[str, Any] = {
         {"conclusion": "trust-a", "premises": ["iso-audit"]},
         {"conclusion": "plan-move", "premises": ["moves"]},
     ],
-    "decisions": [{"id": "pick-a", "summary": "Pick supplier A"}, {"id": "trust-a", "summary": "Trust A"},
-                  {"id": "plan-move", "summary": "Plan the move"}],
+    "decisions": [
+        {"id": "pick-a", "summary": "Pick supplier A"},
+        {"id": "trust-a", "summary": "Trust A"},
+        {"id": "plan-move", "summary": "Plan the move"},
+    ],
     "actions": [{"id": "po", "summary": "PO sent", "decision": "pick-a", "executed": True}],
 }
 
@@ -58,8 +76,9 @@ def test_preview_writes_nothing_and_apply_matches_it(g: Graph) -> None:
     st = status(g)
     assert st["decisions"]["pick-a"] == {"holds": False, "label": "compensation"}
     assert st["claims"][res.replacement] == {"holds": True, "sources": 1}
-    assert g.read("MATCH (k:Correction {id: $id})-[:ABOUT]->(c:Claim) RETURN k.state AS s, c.id AS c",
-                  {"id": res.correction}) == [{"s": "applied", "c": "fast"}]
+    assert g.read(
+        "MATCH (k:Correction {id: $id})-[:ABOUT]->(c:Claim) RETURN k.state AS s, c.id AS c", {"id": res.correction}
+    ) == [{"s": "applied", "c": "fast"}]
 
 
 def test_decision_with_other_support_is_listed_not_flagged(g: Graph) -> None:
@@ -110,8 +129,10 @@ def test_same_correction_again_is_already_applied(g: Graph) -> None:
 def test_replacement_can_itself_be_corrected_and_never_inherits_evidence(g: Graph) -> None:
     one = apply_correction(g, "moves", "The office moves in June.", "ops")
     two = apply_correction(g, one.replacement, "The office moves in July.", "ops")
-    rows = g.read("MATCH (c:Claim)-[:EVIDENCED_BY]->(f:Fragment) WHERE c.id IN $ids RETURN c.id AS id, f.source_id AS s",
-                  {"ids": [one.replacement, two.replacement]})
+    rows = g.read(
+        "MATCH (c:Claim)-[:EVIDENCED_BY]->(f:Fragment) WHERE c.id IN $ids RETURN c.id AS id, f.source_id AS s",
+        {"ids": [one.replacement, two.replacement]},
+    )
     assert {r["id"]: r["s"] for r in rows} == {one.replacement: one.source, two.replacement: two.source}
     st = status(g)
     assert st["claims"][one.replacement]["holds"] is False and st["claims"][two.replacement]["holds"] is True

@@ -85,8 +85,14 @@ def pair(store: Store) -> Iterator[tuple[Graph, Graph]]:
 def kill_writer_at(ws: str, point: str, *args: str) -> None:
     """Start the writer in its own process, SIGKILL it once it reports it reached ``point``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, ws, *args[:2], point, *args[2:]],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, ws, *args[:2], point, *args[2:]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()

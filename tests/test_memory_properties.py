@@ -48,17 +48,29 @@ def scenarios(draw: Any) -> dict[str, Any]:
     targets = [c["id"] for c in claims] + [d["id"] for d in decisions]
     justs = []
     for i in range(draw(st.integers(0, 12))):
-        premises = draw(st.lists(st.sampled_from([c["id"] for c in claims]), min_size=0 if i % 7 == 6 else 1,
-                                 max_size=3, unique=True))
+        premises = draw(
+            st.lists(
+                st.sampled_from([c["id"] for c in claims]), min_size=0 if i % 7 == 6 else 1, max_size=3, unique=True
+            )
+        )
         justs.append({"id": f"j{i}", "conclusion": draw(st.sampled_from(targets)), "premises": premises})
-    actions = [{"id": f"a{i}", "summary": f"action {i}", "decision": draw(st.sampled_from(decisions))["id"],
-                "executed": draw(st.booleans())} for i in range(draw(st.integers(0, 3)))]
+    actions = [
+        {
+            "id": f"a{i}",
+            "summary": f"action {i}",
+            "decision": draw(st.sampled_from(decisions))["id"],
+            "executed": draw(st.booleans()),
+        }
+        for i in range(draw(st.integers(0, 3)))
+    ]
     return {"sources": sources, "claims": claims, "justifications": justs, "decisions": decisions, "actions": actions}
 
 
 @st.composite
 def operations(draw: Any) -> list[tuple[str, int]]:
-    return draw(st.lists(st.tuples(st.sampled_from(["quarantine", "correct"]), st.integers(0, 7)), min_size=1, max_size=4))
+    return draw(
+        st.lists(st.tuples(st.sampled_from(["quarantine", "correct"]), st.integers(0, 7)), min_size=1, max_size=4)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,15 +81,20 @@ def workspace(store: Store) -> Iterator[tuple[Store, str]]:
 
 
 def _sorted_step(d: dict[str, Any]) -> dict[str, Any]:
-    return {"fell_claims": sorted(d["fell"]["claims"]), "fell_decisions": sorted(d["fell"]["decisions"]),
-            "kept": sorted(d["kept"])}
+    return {
+        "fell_claims": sorted(d["fell"]["claims"]),
+        "fell_decisions": sorted(d["fell"]["decisions"]),
+        "kept": sorted(d["kept"]),
+    }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(sc=scenarios(), ops=operations())
-def test_engine_matches_oracle_through_quarantines_and_corrections(workspace: tuple[Store, str], sc: dict[str, Any],
-                                                                     ops: list[tuple[str, int]]) -> None:
+def test_engine_matches_oracle_through_quarantines_and_corrections(
+    workspace: tuple[Store, str], sc: dict[str, Any], ops: list[tuple[str, int]]
+) -> None:
     store, name = workspace
     load_scenario(store, sc, workspace=name)  # replaces the previous example's graph
     graph: Graph = store.workspace_graph(name)
@@ -101,7 +118,10 @@ def test_engine_matches_oracle_through_quarantines_and_corrections(workspace: tu
             assert _sorted_step(res) == expected
             p = preview.as_dict()
             assert (p["claims_fall"], p["decisions_lose_support"], p["decisions_keep_support"]) == (
-                expected["fell_claims"], expected["fell_decisions"], expected["kept"])
+                expected["fell_claims"],
+                expected["fell_decisions"],
+                expected["kept"],
+            )
         assert status(graph) == oracle.status()
     # retrieval never returns the text of a claim that does not hold
     holds = oracle.holds()

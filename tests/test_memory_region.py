@@ -23,9 +23,11 @@ def clusters(n: int) -> dict[str, Any]:
         for k in ("alpha", "beta", "gamma"):
             sc["claims"].append({"id": f"{k}{i}", "statement": f"{k} {i}", "source": f"s{i}", "quote": f"{k} {i}."})
         sc["claims"].append({"id": f"x{i}", "statement": f"derived {i}"})
-        sc["justifications"] += [{"conclusion": f"x{i}", "premises": [f"alpha{i}", f"beta{i}"]},
-                                 {"conclusion": f"x{i}", "premises": [f"gamma{i}"]},
-                                 {"conclusion": f"d{i}", "premises": [f"x{i}"]}]
+        sc["justifications"] += [
+            {"conclusion": f"x{i}", "premises": [f"alpha{i}", f"beta{i}"]},
+            {"conclusion": f"x{i}", "premises": [f"gamma{i}"]},
+            {"conclusion": f"d{i}", "premises": [f"x{i}"]},
+        ]
         sc["decisions"].append({"id": f"d{i}", "summary": f"decision {i}"})
         sc["actions"].append({"id": f"a{i}", "summary": f"action {i}", "decision": f"d{i}", "executed": i % 2 == 0})
     return sc
@@ -41,8 +43,10 @@ def big(store: Store) -> Iterator[Graph]:
 
 
 def revs(graph: Graph) -> dict[str, Any]:
-    return {r["id"]: (r["rev"], r["holds"]) for r in graph.read("MATCH (n) WHERE n:Claim OR n:Decision "
-                                                                "RETURN n.id AS id, n.rev AS rev, n.holds AS holds")}
+    return {
+        r["id"]: (r["rev"], r["holds"])
+        for r in graph.read("MATCH (n) WHERE n:Claim OR n:Decision RETURN n.id AS id, n.rev AS rev, n.holds AS holds")
+    }
 
 
 def test_quarantine_reads_and_writes_only_its_region(big: Graph) -> None:

@@ -39,17 +39,25 @@ def scenario_of(graph: Graph) -> dict[str, Any]:
         "claims": graph.read("MATCH (c:Claim) RETURN c.id AS id, c.source_id AS source, c.quote AS quote"),
         "justifications": [
             {"conclusion": r["c"], "premises": r["p"]}
-            for r in graph.read("MATCH (j:Justification)-[:JUSTIFIES]->(x) OPTIONAL MATCH (j)-[:PREMISE]->(p:Claim) "
-                                "RETURN j.id AS j, x.id AS c, collect(p.id) AS p")],
+            for r in graph.read(
+                "MATCH (j:Justification)-[:JUSTIFIES]->(x) OPTIONAL MATCH (j)-[:PREMISE]->(p:Claim) "
+                "RETURN j.id AS j, x.id AS c, collect(p.id) AS p"
+            )
+        ],
         "decisions": graph.read("MATCH (d:Decision) RETURN d.id AS id"),
-        "actions": graph.read("MATCH (a:Action)-[:IMPLEMENTS]->(d:Decision) "
-                              "RETURN a.id AS id, d.id AS decision, coalesce(a.executed, false) AS executed"),
+        "actions": graph.read(
+            "MATCH (a:Action)-[:IMPLEMENTS]->(d:Decision) "
+            "RETURN a.id AS id, d.id AS decision, coalesce(a.executed, false) AS executed"
+        ),
     }
 
 
 def _step(d: dict[str, Any]) -> dict[str, Any]:
-    return {"fell_claims": sorted(d["fell"]["claims"]), "fell_decisions": sorted(d["fell"]["decisions"]),
-            "kept": sorted(d["kept"])}
+    return {
+        "fell_claims": sorted(d["fell"]["claims"]),
+        "fell_decisions": sorted(d["fell"]["decisions"]),
+        "kept": sorted(d["kept"]),
+    }
 
 
 def test_quarantined_issue_and_corrected_claim_in_a_repository(demo: Graph) -> None:

@@ -19,14 +19,23 @@ BASE: dict[str, Any] = {
     "workspace": "unused",
     "sources": [
         {"id": "email", "kind": "email", "title": "E", "text": "The invoice was paid on Monday."},
-        {"id": "fwd", "kind": "email", "title": "F", "text": "Forwarded: the invoice was paid.", "derived_from": ["email"]},
+        {
+            "id": "fwd",
+            "kind": "email",
+            "title": "F",
+            "text": "Forwarded: the invoice was paid.",
+            "derived_from": ["email"],
+        },
     ],
     "claims": [
         {"id": "paid", "statement": "Invoice paid", "source": "email", "quote": "The invoice was paid"},
         {"id": "paid-fwd", "statement": "Invoice paid (fwd)", "source": "fwd", "quote": "the invoice was paid"},
         {"id": "settled", "statement": "Account settled"},
     ],
-    "justifications": [{"conclusion": "settled", "premises": ["paid"]}, {"conclusion": "close", "premises": ["settled"]}],
+    "justifications": [
+        {"conclusion": "settled", "premises": ["paid"]},
+        {"conclusion": "close", "premises": ["settled"]},
+    ],
     "decisions": [{"id": "close", "summary": "Close the account"}],
     "actions": [{"id": "closed", "summary": "Account closed", "decision": "close", "executed": False}],
 }
@@ -41,23 +50,26 @@ def _variant(path: list[Any], value: Any) -> dict[str, Any]:
     return doc
 
 
-@pytest.mark.parametrize(("doc", "named"), [
-    (_variant(["claims", 0, "quote"], "The invoice was PAID"), "'paid'"),
-    (_variant(["claims", 0, "quote"], "   "), "'paid'"),
-    (_variant(["claims", 0, "source"], "nowhere"), "'nowhere'"),
-    (_variant(["claims", 1, "id"], "paid"), "duplicate id 'paid'"),
-    (_variant(["decisions", 0, "id"], "settled"), "duplicate id 'settled'"),
-    (_variant(["sources", 1, "derived_from"], ["ghost"]), "'ghost'"),
-    (_variant(["sources", 0, "derived_from"], ["fwd"]), "cycle"),
-    (_variant(["justifications", 0, "premises"], ["paid", "missing-claim"]), "'missing-claim'"),
-    (_variant(["justifications", 0, "premises"], ["close"]), "'close', which is a decision"),
-    (_variant(["justifications", 1, "conclusion"], "no-such-decision"), "'no-such-decision'"),
-    (_variant(["actions", 0, "decision"], "nope"), "'nope'"),
-    (_variant(["actions", 0, "executed"], "yes"), "'closed'"),
-    (_variant(["claims", 2, "quote"], "paid"), "'settled' has a quote but no 'source'"),
-    (_variant(["claims", 2, "source"], "email"), "'settled' names source 'email' but has no 'quote'"),
-    (_variant(["claims"], "not a list"), "'claims' must be a list"),
-])
+@pytest.mark.parametrize(
+    ("doc", "named"),
+    [
+        (_variant(["claims", 0, "quote"], "The invoice was PAID"), "'paid'"),
+        (_variant(["claims", 0, "quote"], "   "), "'paid'"),
+        (_variant(["claims", 0, "source"], "nowhere"), "'nowhere'"),
+        (_variant(["claims", 1, "id"], "paid"), "duplicate id 'paid'"),
+        (_variant(["decisions", 0, "id"], "settled"), "duplicate id 'settled'"),
+        (_variant(["sources", 1, "derived_from"], ["ghost"]), "'ghost'"),
+        (_variant(["sources", 0, "derived_from"], ["fwd"]), "cycle"),
+        (_variant(["justifications", 0, "premises"], ["paid", "missing-claim"]), "'missing-claim'"),
+        (_variant(["justifications", 0, "premises"], ["close"]), "'close', which is a decision"),
+        (_variant(["justifications", 1, "conclusion"], "no-such-decision"), "'no-such-decision'"),
+        (_variant(["actions", 0, "decision"], "nope"), "'nope'"),
+        (_variant(["actions", 0, "executed"], "yes"), "'closed'"),
+        (_variant(["claims", 2, "quote"], "paid"), "'settled' has a quote but no 'source'"),
+        (_variant(["claims", 2, "source"], "email"), "'settled' names source 'email' but has no 'quote'"),
+        (_variant(["claims"], "not a list"), "'claims' must be a list"),
+    ],
+)
 def test_bad_scenarios_fail_naming_the_problem(doc: dict[str, Any], named: str) -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario(doc)
@@ -108,25 +120,32 @@ def test_load_stores_verbatim_evidence_and_replaces_on_reload(store: Store) -> N
         first = load_scenario(store, BASE, workspace=ws)
         rows = graph.read(
             "MATCH (s:Source)-[:HAS_FRAGMENT]->(f:Fragment)<-[:EVIDENCED_BY]-(c:Claim) "
-            "RETURN c.id AS id, c.quote AS quote, c.start AS start, c.end AS end, f.text AS ftext, s.text AS text ORDER BY id")
+            "RETURN c.id AS id, c.quote AS quote, c.start AS start, c.end AS end, f.text AS ftext, s.text AS text ORDER BY id"
+        )
         assert [r["id"] for r in rows] == ["paid", "paid-fwd"]
         for r in rows:
-            assert r["text"][r["start"]:r["end"]] == r["quote"] == r["ftext"]
-        assert graph.read("MATCH (:Source {id: 'fwd'})-[:DERIVED_FROM]->(p:Source) RETURN p.id AS p") == [{"p": "email"}]
+            assert r["text"][r["start"] : r["end"]] == r["quote"] == r["ftext"]
+        assert graph.read("MATCH (:Source {id: 'fwd'})-[:DERIVED_FROM]->(p:Source) RETURN p.id AS p") == [
+            {"p": "email"}
+        ]
         st = status(graph)
         # two claims, one email: the forwarded copy is not an independent source
         assert st["claims"]["paid"] == {"holds": True, "sources": 1}
         assert st["claims"]["paid-fwd"] == {"holds": True, "sources": 1}
         assert st["actions"]["closed"] == {"status": "active"}
         second = load_scenario(store, BASE, workspace=ws)
-        assert second.replaced == first.counts["sources"] + 3 + 2 + 2 + 1 + 1  # sources, claims, fragments, justs, decision, action
+        assert (
+            second.replaced == first.counts["sources"] + 3 + 2 + 2 + 1 + 1
+        )  # sources, claims, fragments, justs, decision, action
         assert second.revision > first.revision
         assert graph.read("MATCH (c:Claim) RETURN count(c) AS n")[0]["n"] == 3
     finally:
         graph.delete()
 
 
-def test_huge_scenarios_load_in_batches_and_a_half_load_is_refused(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_huge_scenarios_load_in_batches_and_a_half_load_is_refused(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rguard_core.errors import ConflictError
     from rguard_core.memory import loader, quarantine_source
 

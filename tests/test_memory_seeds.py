@@ -44,7 +44,9 @@ def test_forged_invoice_page(load) -> None:  # type: ignore[no-untyped-def]
     assert res.report.labelled == {"close-march-billing": "review", "release-1001-goods": "compensation"}
     texts = str(retrieve(g, "INV-1001 paid portal").as_dict())
     assert "status PAID" not in texts and "The portal shows" not in texts
-    incident = g.read("MATCH (i:Incident)-[:ABOUT]->(s:Source {id: 'portal-page'}) RETURN i.reason AS r, s.quarantined AS q")
+    incident = g.read(
+        "MATCH (i:Incident)-[:ABOUT]->(s:Source {id: 'portal-page'}) RETURN i.reason AS r, s.quarantined AS q"
+    )
     assert incident == [{"r": "page found forged", "q": True}]
 
 
@@ -59,11 +61,24 @@ def test_launch_date_correction_cites_the_reviewer(load) -> None:  # type: ignor
     ev = g.read(
         "MATCH (n:Claim {id: $id})-[:EVIDENCED_BY]->(f:Fragment)<-[:HAS_FRAGMENT]-(s:Source) "
         "RETURN s.kind AS kind, s.text AS text, s.by AS by, f.text AS quote, n.confidence AS conf, "
-        "n.confidence_kind AS ck", {"id": res.replacement})
-    assert ev == [{"kind": "human_correction", "text": text, "by": "pm-lena", "quote": text, "conf": 0.0,
-                   "ck": "human_correction"}]
-    old = g.read("MATCH (n:Claim {id: $new})-[:SUPERSEDES]->(o:Claim {id: 'launch-in-march'})-[:EVIDENCED_BY]->(f:Fragment) "
-                 "RETURN o.status AS status, f.source_id AS src", {"new": res.replacement})
+        "n.confidence_kind AS ck",
+        {"id": res.replacement},
+    )
+    assert ev == [
+        {
+            "kind": "human_correction",
+            "text": text,
+            "by": "pm-lena",
+            "quote": text,
+            "conf": 0.0,
+            "ck": "human_correction",
+        }
+    ]
+    old = g.read(
+        "MATCH (n:Claim {id: $new})-[:SUPERSEDES]->(o:Claim {id: 'launch-in-march'})-[:EVIDENCED_BY]->(f:Fragment) "
+        "RETURN o.status AS status, f.source_id AS src",
+        {"new": res.replacement},
+    )
     assert old == [{"status": "superseded", "src": "launch-plan-v1"}]  # the old claim and its evidence are kept
     st = status(g)
     assert st["decisions"]["book-venue-march-14"] == {"holds": False, "label": "correction"}

@@ -48,8 +48,13 @@ def test_quarantine_preview_shows_the_blast_radius_and_confirm_refuses_a_stale_o
     assert p.report.fell_decisions == ["release-1001-goods"] and p.report.compensate == ["ship-1001"]
     assert status(g) == before  # a preview writes nothing
     # another reviewer changes what rests on the source meanwhile: the confirm is refused
-    apply_correction(g, "inv1001-settled", "INV-1001 is still open.", "r2",
-                     preview=preview_correction(g, "inv1001-settled", "INV-1001 is still open.", "r2"))
+    apply_correction(
+        g,
+        "inv1001-settled",
+        "INV-1001 is still open.",
+        "r2",
+        preview=preview_correction(g, "inv1001-settled", "INV-1001 is still open.", "r2"),
+    )
     with pytest.raises(StaleCorrectionPreview):
         quarantine_source(g, "portal-page", "forged", "r1", preview=p)
     assert not g.read("MATCH (s:Source {id: 'portal-page'}) RETURN s.quarantined AS q")[0]["q"]
@@ -102,8 +107,13 @@ def test_lift_restores_what_fell_keeps_the_incident_and_writes_its_own_entry(ws:
 def test_revert_a_claim_correction(ws: tuple[str, Graph]) -> None:
     _, g = ws
     before = status(g)
-    c = apply_correction(g, "inv1001-settled", "INV-1001 is still open.", "ana",
-                         preview=preview_correction(g, "inv1001-settled", "INV-1001 is still open.", "ana"))
+    c = apply_correction(
+        g,
+        "inv1001-settled",
+        "INV-1001 is still open.",
+        "ana",
+        preview=preview_correction(g, "inv1001-settled", "INV-1001 is still open.", "ana"),
+    )
     p = preview_undo(g, c.correction)
     assert p.target.kind == "claim" and "inv1001-settled" in p.report.restored_claims
     assert c.replacement in p.report.fell_claims
@@ -113,10 +123,14 @@ def test_revert_a_claim_correction(ws: tuple[str, Graph]) -> None:
         undo(g, c.correction, "bo", revision=p.revision + 1)
     res = undo(g, c.correction, "bo", "the correction was wrong", preview=p)
     assert res.status == "reverted"
-    rows = g.read("MATCH (c:Claim) WHERE c.id IN $ids RETURN c.id AS id, c.status AS s, c.holds AS h ORDER BY id",
-                  {"ids": ["inv1001-settled", c.replacement]})
-    assert {r["id"]: (r["s"], r["h"]) for r in rows} == {"inv1001-settled": ("active", True),
-                                                        c.replacement: ("superseded", False)}
+    rows = g.read(
+        "MATCH (c:Claim) WHERE c.id IN $ids RETURN c.id AS id, c.status AS s, c.holds AS h ORDER BY id",
+        {"ids": ["inv1001-settled", c.replacement]},
+    )
+    assert {r["id"]: (r["s"], r["h"]) for r in rows} == {
+        "inv1001-settled": ("active", True),
+        c.replacement: ("superseded", False),
+    }
     after = status(g)
     assert after["decisions"] == before["decisions"] and after["actions"] == before["actions"]
     with pytest.raises(ConflictError, match="already undone"):
@@ -126,7 +140,9 @@ def test_revert_a_claim_correction(ws: tuple[str, Graph]) -> None:
     again = apply_correction(g, "inv1001-settled", "INV-1001 is still open.", "ana")
     assert again.status == "applied" and again.correction != c.correction and again.replacement != c.replacement
     assert g.read("MATCH (k:Correction {kind: 'claim'}) RETURN k.state AS s ORDER BY s") == [
-        {"s": "applied"}, {"s": "reverted"}]
+        {"s": "applied"},
+        {"s": "reverted"},
+    ]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
@@ -140,16 +156,38 @@ def test_cli_quarantine_preview_lift_and_revert(capsys: pytest.CaptureFixture[st
     code, p = run(capsys, "memory", "quarantine", "portal-page", "--workspace", name, "--preview", "--json")
     assert code == 0 and p["fell"]["decisions"] == ["release-1001-goods"] and p["revision"] == 0
     assert not g.read("MATCH (s:Source {id: 'portal-page'}) RETURN s.quarantined AS q")[0]["q"]
-    code, q = run(capsys, "memory", "quarantine", "portal-page", "--workspace", name, "--by", "al",
-                  "--revision", str(p["revision"]), "--json")
+    code, q = run(
+        capsys,
+        "memory",
+        "quarantine",
+        "portal-page",
+        "--workspace",
+        name,
+        "--by",
+        "al",
+        "--revision",
+        str(p["revision"]),
+        "--json",
+    )
     assert code == 0 and q["incident"].startswith("inc:")
     code, lp = run(capsys, "memory", "lift", "portal-page", "--workspace", name, "--by", "bo", "--preview", "--json")
     assert code == 0 and lp["restored"]["decisions"] == ["release-1001-goods"] and lp["target"] == q["incident"]
     code, out = run(capsys, "memory", "lift", "portal-page", "--workspace", name, "--by", "bo", "--reason", "genuine")
     assert code == 0 and f"reverted quarantine {q['incident']} on portal-page" in out
     assert "decisions restored: release-1001-goods" in out
-    code, c = run(capsys, "memory", "correct", "inv1002-settled", "--text", "Not settled.", "--by", "ana",
-                  "--workspace", name, "--json")
+    code, c = run(
+        capsys,
+        "memory",
+        "correct",
+        "inv1002-settled",
+        "--text",
+        "Not settled.",
+        "--by",
+        "ana",
+        "--workspace",
+        name,
+        "--json",
+    )
     code, r = run(capsys, "memory", "revert", c["correction"], "--workspace", name, "--by", "bo", "--json")
     assert code == 0 and r["status"] == "reverted" and r["kind"] == "claim" and r["about"] == "inv1002-settled"
     code, _ = run(capsys, "memory", "revert", "corr:nope", "--workspace", name, "--by", "bo")

@@ -34,8 +34,10 @@ def mapped(store: Store, tmp_path_factory: pytest.TempPathFactory) -> str:
     store.repo_graph(repo).delete()
     gr = GitRepo(tmp_path_factory.mktemp("cm") / "clone")
     gr.commit("Initial import", APP)
-    gr.commit("Compare tokens in constant time (#3)\n\nWe use hmac.compare_digest because == leaks timing.\n",
-              {"app/auth.py": APP["app/auth.py"] + "\nSAFE = True\n"})
+    gr.commit(
+        "Compare tokens in constant time (#3)\n\nWe use hmac.compare_digest because == leaks timing.\n",
+        {"app/auth.py": APP["app/auth.py"] + "\nSAFE = True\n"},
+    )
     ingest_git(store, gr.root, repo)
     build_from_git(store, repo, gr.root)
     yield repo

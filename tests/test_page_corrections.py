@@ -78,7 +78,13 @@ def test_stale_preview_is_refused_with_a_conflict(store: Store, workspace: str) 
     at.button(key="corr_preview_btn").click().run()
     g = store.workspace_graph(workspace)  # another reviewer corrects the same claim meanwhile
     cid = "inv1002-paid-bank"
-    apply_correction(g, cid, "Second reviewer's version.", "r2", preview=preview_correction(g, cid, "Second reviewer's version.", "r2"))
+    apply_correction(
+        g,
+        cid,
+        "Second reviewer's version.",
+        "r2",
+        preview=preview_correction(g, cid, "Second reviewer's version.", "r2"),
+    )
     at.button(key="corr_apply_btn").click().run()
     assert not at.exception
     assert any("Conflict" in e.value or "already corrected" in e.value for e in at.error), [e.value for e in at.error]
@@ -93,15 +99,19 @@ def test_quarantine_previews_its_blast_radius_and_writes_only_on_confirm(store: 
     at.button(key="q_preview_btn").click().run()
     assert not at.exception
     radius = {(r["effect"], r["id"]) for r in _effects(at)}
-    assert {("claim falls", "inv1001-paid-portal"), ("decision loses its last support", "release-1001-goods"),
-            ("action needs compensation", "ship-1001")} <= radius
+    assert {
+        ("claim falls", "inv1001-paid-portal"),
+        ("decision loses its last support", "release-1001-goods"),
+        ("action needs compensation", "ship-1001"),
+    } <= radius
     assert g.read("MATCH (s:Source {id: 'portal-page'}) RETURN s.quarantined AS q") == [{"q": False}]
     assert "Confirm: quarantine portal-page" in at.button(key="q_btn").label
     at.button(key="q_btn").click().run()
     assert not at.exception and any("Quarantined portal-page" in s.value for s in at.success)
     assert radius <= {(r["effect"], r["id"]) for r in _effects(at)}
     assert g.read("MATCH (s:Source {id: 'portal-page'}) RETURN s.quarantined AS q, s.quarantined_by AS by") == [
-        {"q": True, "by": "auditor"}]
+        {"q": True, "by": "auditor"}
+    ]
 
 
 def test_two_reviewers_a_stale_quarantine_preview_is_refused(store: Store, workspace: str) -> None:

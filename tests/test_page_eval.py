@@ -31,7 +31,9 @@ def _cases_for(repo: str, tmp_path: Path) -> Path:
     """The ledger cases file, naming the test's own copy of the repository."""
     text = LEDGER_CASES.read_text()
     out = tmp_path / "cases.yaml"
-    out.write_text("\n".join(f"repo: {repo}" if line.startswith("repo:") else line for line in text.splitlines()) + "\n")
+    out.write_text(
+        "\n".join(f"repo: {repo}" if line.startswith("repo:") else line for line in text.splitlines()) + "\n"
+    )
     return out
 
 
@@ -48,8 +50,9 @@ def test_page_without_a_cases_file_explains_and_still_offers_the_memory_benchmar
     assert any("What the guard cases cover" in m.value for m in at.markdown)
 
 
-def test_guard_eval_runs_from_the_page_with_drill_down_and_history(store: Store, ledger_repo: str,
-                                                                  tmp_path: Path) -> None:
+def test_guard_eval_runs_from_the_page_with_drill_down_and_history(
+    store: Store, ledger_repo: str, tmp_path: Path
+) -> None:
     at = _page().run()
     at.text_input(key="eval_cases_path").input(str(_cases_for(ledger_repo, tmp_path))).run()
     assert any(ledger_repo.replace("-", "\\-") in m.value and "named by the cases file" in m.value for m in at.markdown)
@@ -105,4 +108,5 @@ def test_a_graph_reviewers_edited_is_scored_with_that_said(store: Store, ledger_
     at.button(key="eval_run_guard").click().run()
     assert not at.exception
     assert any("NOT a pristine graph" in w.value and "1 quarantine in force" in w.value for w in at.warning), [
-        w.value for w in at.warning]
+        w.value for w in at.warning
+    ]

@@ -19,7 +19,10 @@ def test_replay_runs_from_the_page(store: Store, tmp_path: Path) -> None:
     gr = GitRepo(tmp_path / "hist")
     decision, _ = _base(gr)
     _ordinary(gr, 2)
-    gr.commit("**Bold** <img src=x onerror=alert(1)> helper\n\nAdds a helper.", {"app/extra.py": "def extra():\n    return 7\n"})
+    gr.commit(
+        "**Bold** <img src=x onerror=alert(1)> helper\n\nAdds a helper.",
+        {"app/extra.py": "def extra():\n    return 7\n"},
+    )
     gr.git("revert", "--no-edit", decision)
     revert = gr.git("rev-parse", "HEAD").strip()
     before = len(list_runs(store.settings, "replay", limit=1000).runs)

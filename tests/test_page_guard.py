@@ -62,8 +62,10 @@ def test_contradicting_revert_warns_with_quote_premises_and_cypher(seeded: str) 
 
 
 def test_readme_typo_passes_quietly(seeded: str) -> None:
-    diff = ("diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n"
-            "-# tollgate\n+# Tollgate\n")
+    diff = (
+        "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n"
+        "-# tollgate\n+# Tollgate\n"
+    )
     at = _guard(diff)
     assert not at.exception
     assert any("Pass" in s.value for s in at.success) or any("Note" in w.value for w in at.warning)

@@ -20,8 +20,9 @@ PAGES = ["pages/home.py", "pages/decision_graph.py", "pages/code_map.py", "pages
 def half_written(store: Store) -> str:
     graph = store.repo_graph(REPO)
     graph.delete()
-    graph.query("CREATE (:Repo {id: 'repo', full_name: $r, ingest_state: 'writing', ingest_source: 'snapshot:x'})",
-                {"r": REPO})
+    graph.query(
+        "CREATE (:Repo {id: 'repo', full_name: $r, ingest_state: 'writing', ingest_source: 'snapshot:x'})", {"r": REPO}
+    )
     return REPO
 
 

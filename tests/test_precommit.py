@@ -48,7 +48,9 @@ def stage_case(repo: Path, case_id: str) -> None:
     git(repo, "add", path)
 
 
-def run(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+def run(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
     monkeypatch.chdir(repo / "tollgate")  # anywhere inside the working tree
     rc = main(["precommit", *args])
     out = capsys.readouterr()
@@ -56,22 +58,26 @@ def run(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
 
 
 def test_staged_contradiction_warns_one_line_with_quote_and_link(
-        seed: str, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    seed: str, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     stage_case(work, "cost-default-zero")
     (work / "tollgate" / "clock.py").write_text("# not staged: the hook must not see this\n", encoding="utf-8")
     rc, out, _ = run(work, monkeypatch, capsys, "--repo", seed, "--fail-on-warn")
     assert rc == 3
     head, *lines = out.strip().splitlines()
     assert head.startswith(f"rguard: warn on the staged change against {seed} (--repo), 1 finding(s)")
-    assert lines == ['WARN tollgate/pricing.py: contradicts decision:pr:20 "Unknown cost stays None and is never '
-                     'coerced to 0, because 0 means free and would under-bill." '
-                     'https://github.com/acme/tollgate/pull/20']
+    assert lines == [
+        'WARN tollgate/pricing.py: contradicts decision:pr:20 "Unknown cost stays None and is never '
+        'coerced to 0, because 0 means free and would under-bill." '
+        "https://github.com/acme/tollgate/pull/20"
+    ]
     rc, _, _ = run(work, monkeypatch, capsys, "--repo", seed)
     assert rc == 0  # warns without blocking unless --fail-on-warn
 
 
-def test_benign_and_empty_stages_pass(seed: str, work: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_benign_and_empty_stages_pass(
+    seed: str, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     rc, _, err = run(work, monkeypatch, capsys, "--repo", seed, "--fail-on-warn")
     assert rc == 0 and "nothing staged" in err
     stage_case(work, "readme-typo")
@@ -79,8 +85,9 @@ def test_benign_and_empty_stages_pass(seed: str, work: Path, monkeypatch: pytest
     assert rc == 0 and out.startswith("rguard: pass") and len(out.strip().splitlines()) == 1
 
 
-def test_repo_from_config_file_then_git_remote(seed: str, work: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_repo_from_config_file_then_git_remote(
+    seed: str, work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     stage_case(work, "hmac-eq")
     rc, _, err = run(work, monkeypatch, capsys)
     assert rc == 2 and "pass --repo OWNER/NAME" in err and ".rguard.yaml" in err
@@ -95,17 +102,23 @@ def test_repo_from_config_file_then_git_remote(seed: str, work: Path, monkeypatc
     assert rc == 3 and "(.rguard.yaml)" in out
 
 
-@pytest.mark.parametrize("url,repo", [
-    ("https://github.com/acme/tollgate.git", "acme/tollgate"), ("git@github.com:acme/tollgate.git", "acme/tollgate"),
-    ("ssh://git@github.com/acme/tollgate", "acme/tollgate"), ("https://github.com/a-b/c.d/", "a-b/c.d"),
-])
+@pytest.mark.parametrize(
+    "url,repo",
+    [
+        ("https://github.com/acme/tollgate.git", "acme/tollgate"),
+        ("git@github.com:acme/tollgate.git", "acme/tollgate"),
+        ("ssh://git@github.com/acme/tollgate", "acme/tollgate"),
+        ("https://github.com/a-b/c.d/", "a-b/c.d"),
+    ],
+)
 def test_remote_urls(url: str, repo: str) -> None:
     m = _REMOTE.search(url)
     assert m and f"{m['owner']}/{m['name']}" == repo
 
 
-def test_outside_a_git_repository_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_outside_a_git_repository_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["precommit", "--repo", "acme/tollgate"]) == 2
     assert "git rev-parse --show-toplevel failed" in capsys.readouterr().err
@@ -118,8 +131,14 @@ def test_hook_runs_under_pre_commit(seed: str, work: Path, data_dir: Path, tmp_p
         pytest.skip("pre-commit is not installed in this environment")
     stage_case(work, "idle-8h")
     env = {k: v for k, v in os.environ.items() if k != "FALKORDB_URL"}
-    env.update({"RGUARD_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "PRE_COMMIT_HOME": str(tmp_path / "pc"),
-                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"})
+    env.update(
+        {
+            "RGUARD_DATA_DIR": str(data_dir),
+            "PYTHONPATH": str(ROOT),
+            "PRE_COMMIT_HOME": str(tmp_path / "pc"),
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        }
+    )
     (work / ".rguard.yaml").write_text(f"repo: {seed}\n", encoding="utf-8")
     git(work, "add", ".rguard.yaml")
     # the hook repository: this checkout's .pre-commit-hooks.yaml, committed (try-repo reads committed files)
@@ -129,8 +148,14 @@ def test_hook_runs_under_pre_commit(seed: str, work: Path, data_dir: Path, tmp_p
     git(hooks, "init", "-q", "-b", "main")
     git(hooks, "add", "-A")
     git(hooks, "-c", "user.email=a@b.c", "-c", "user.name=n", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "h")
-    res = subprocess.run([pre_commit, "try-repo", str(hooks), "rguard", "--verbose"], cwd=work, env=env,
-                         capture_output=True, text=True, timeout=240)
+    res = subprocess.run(
+        [pre_commit, "try-repo", str(hooks), "rguard", "--verbose"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     out = res.stdout + res.stderr
     assert res.returncode == 0, out  # warns, does not block by default
     assert "WARN tollgate/sessions.py: contradicts decision:pr:17" in out

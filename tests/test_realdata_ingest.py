@@ -14,8 +14,9 @@ from tests.conftest import realdata_or_skip
 
 def _canon(data: dict) -> tuple[list[str], list[str]]:  # type: ignore[type-arg]
     skip = {"ingested_at", "ingest_source"}
-    nodes = sorted(json.dumps({k: v for k, v in n["props"].items() if k not in skip}, sort_keys=True)
-                   for n in data["nodes"])
+    nodes = sorted(
+        json.dumps({k: v for k, v in n["props"].items() if k not in skip}, sort_keys=True) for n in data["nodes"]
+    )
     return nodes, sorted(json.dumps(e, sort_keys=True) for e in data["edges"])
 
 
@@ -34,7 +35,7 @@ def test_starlette_snapshot_ingests_verbatim_and_idempotently(store: Store, tmp_
     quoted = [n["props"] for n in data["nodes"] if "quote" in n["props"]]
     assert len(quoted) >= 100
     for p in quoted:
-        assert texts[p["source_id"]][p["start"]:p["end"]] == p["quote"], p["id"]
+        assert texts[p["source_id"]][p["start"] : p["end"]] == p["quote"], p["id"]
     assert {f"pr:{n}" for n in pulls} <= set(texts)
     assert sum("Repo" in n["labels"] for n in data["nodes"]) == 1
 

@@ -30,7 +30,7 @@ def token_header(headers):
     return headers.get("X-Token", "")
 '''
 
-LIMITS = '''MAX_UPLOAD_MB = 10
+LIMITS = """MAX_UPLOAD_MB = 10
 RETRY_DELAYS = [1, 2, 4]
 
 
@@ -42,7 +42,7 @@ def upload_allowed(size_mb, user):
 
 def retry_delays():
     return list(RETRY_DELAYS)
-'''
+"""
 
 
 def _ordinary(gr: GitRepo, n: int, start: int = 0) -> list[str]:
@@ -59,12 +59,17 @@ def _base(gr: GitRepo) -> tuple[str, str]:
     decision = gr.commit(
         "Compare tokens with hmac.compare_digest\n\nWe use hmac.compare_digest instead of == because a plain "
         "comparison leaks timing.",
-        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")})
+        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")},
+    )
     limits = gr.commit(
         "Uploads are capped at 25 MB for everyone\n\nAdmins no longer bypass the upload cap, because a stolen "
         "admin session could fill the disk.",
-        {"app/limits.py": LIMITS.replace("MAX_UPLOAD_MB = 10", "MAX_UPLOAD_MB = 25").replace(
-            "    if user.is_admin:\n        return True\n", "")})
+        {
+            "app/limits.py": LIMITS.replace("MAX_UPLOAD_MB = 10", "MAX_UPLOAD_MB = 25").replace(
+                "    if user.is_admin:\n        return True\n", ""
+            )
+        },
+    )
     return decision, limits
 
 
@@ -76,8 +81,10 @@ def test_reverts_in_every_form_are_found_and_caught(store: Store, tmp_path: Path
     git_revert = gr.git("rev-parse", "HEAD").strip()
     _ordinary(gr, 3, start=10)
     # a hand-made partial revert naming the change by title only: the admin bypass comes back, the cap stays
-    gr.commit('Revert "Uploads are capped at 25 MB for everyone"\n\nAdmins need big uploads again.',
-              {"app/limits.py": LIMITS.replace("MAX_UPLOAD_MB = 10", "MAX_UPLOAD_MB = 25")})
+    gr.commit(
+        'Revert "Uploads are capped at 25 MB for everyone"\n\nAdmins need big uploads again.',
+        {"app/limits.py": LIMITS.replace("MAX_UPLOAD_MB = 10", "MAX_UPLOAD_MB = 25")},
+    )
     partial = gr.git("rev-parse", "HEAD").strip()
     hist, steps = git_steps(gr.root)
     reverts = find_reverts(steps)
@@ -133,8 +140,10 @@ def test_revert_of_a_revert_and_cherry_picks(store: Store, tmp_path: Path) -> No
     second = gr.git("rev-parse", "HEAD").strip()
     # a fix made on a release branch and cherry-picked with -x: an ordinary change, not a revert
     gr.git("checkout", "-q", "-b", "release")
-    fix = gr.commit("Log token header reads\n\nToken header reads are logged for audits.",
-                    {"app/audit.py": "def audit(h):\n    return h.get('X-Token-Audit')\n"})
+    fix = gr.commit(
+        "Log token header reads\n\nToken header reads are logged for audits.",
+        {"app/audit.py": "def audit(h):\n    return h.get('X-Token-Audit')\n"},
+    )
     gr.git("checkout", "-q", "main")
     gr.git("cherry-pick", "-x", fix)
     picked = gr.git("rev-parse", "HEAD").strip()
@@ -160,8 +169,13 @@ def test_rename_then_revert(store: Store, tmp_path: Path) -> None:
     gr.git("mv", "app/auth.py", "app/tokens.py")
     gr.write("app/tokens.py", AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)"))
     gr.git("add", "-A")
-    gr.git("commit", "-q", "-m", "Move token checks to tokens.py and compare with hmac.compare_digest\n\n"
-           "We use hmac.compare_digest because == leaks timing.")
+    gr.git(
+        "commit",
+        "-q",
+        "-m",
+        "Move token checks to tokens.py and compare with hmac.compare_digest\n\n"
+        "We use hmac.compare_digest because == leaks timing.",
+    )
     moved = gr.git("rev-parse", "HEAD").strip()
     _ordinary(gr, 2)
     gr.git("revert", "--no-edit", moved)
@@ -182,8 +196,10 @@ def test_squash_with_branch_internal_reverts_is_not_a_revert(store: Store, tmp_p
     gr.commit("Add token audit", {"app/audit.py": "def audit(h):\n    return h.get('X-Audit')\n"})
     gr.git("checkout", "-q", "main")
     gr.git("merge", "--squash", "-q", "feature")
-    body = (f'Token audit (#12)\n\n* Try a cache for token lookups\n\n* Revert "Try a cache for token lookups"\n\n'
-            f"This reverts commit {b1}.\n\n* Add token audit\n")
+    body = (
+        f'Token audit (#12)\n\n* Try a cache for token lookups\n\n* Revert "Try a cache for token lookups"\n\n'
+        f"This reverts commit {b1}.\n\n* Add token audit\n"
+    )
     squash = gr.commit(body)
     _ordinary(gr, 2)
     _, steps = git_steps(gr.root)
@@ -204,8 +220,10 @@ def test_cli_json_and_history(store: Store, tmp_path: Path, capsys: pytest.Captu
     decision, _ = _base(gr)
     _ordinary(gr, 2)
     gr.git("revert", "--no-edit", decision)
-    assert main(["eval", "replay", "--git", str(gr.root), "--reverts", "3", "--ordinary", "2", "--seed", "5",
-                 "--json"]) == 0
+    assert (
+        main(["eval", "replay", "--git", str(gr.root), "--reverts", "3", "--ordinary", "2", "--seed", "5", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["seed"] == 5 and out["metrics"]["counts"]["revert"] == 1
     assert out["metrics"]["catch_rate"] == 1.0
@@ -228,8 +246,11 @@ def test_replay_on_this_projects_own_clone(store: Store) -> None:
     done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-inside-work-tree"], capture_output=True)
     if done.returncode != 0 or done.stdout.strip() != b"true":
         pytest.skip(f"{ROOT} is not a git checkout")
-    count = int(subprocess.run(["git", "-C", str(ROOT), "rev-list", "--first-parent", "--count", "HEAD"],
-                               capture_output=True, check=True).stdout)
+    count = int(
+        subprocess.run(
+            ["git", "-C", str(ROOT), "rev-list", "--first-parent", "--count", "HEAD"], capture_output=True, check=True
+        ).stdout
+    )
     res = run_replay(store, git=ROOT, reverts=20, ordinary=10, seed=7, max_commits=400)
     m = res.metrics
     assert m["steps"] == min(count, 400)
@@ -246,8 +267,10 @@ def test_replay_starlette_snapshot_pr_by_pr(store: Store) -> None:
     root = realdata_or_skip()
     res = run_replay(store, snapshot=root / "github", reverts=20, ordinary=50, seed=7)
     m = res.metrics
-    print(f"\nstarlette replay: code reverts {m['caught_code']}/{m['counts']['revert_code']}, all reverts "
-          f"{m['caught']}/{m['counts']['revert']}, ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']}")
+    print(
+        f"\nstarlette replay: code reverts {m['caught_code']}/{m['counts']['revert_code']}, all reverts "
+        f"{m['caught']}/{m['counts']['revert']}, ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']}"
+    )
     assert m["steps"] == 50 and m["reverts_found"] == 7
     assert m["revert_forms"] == {"number": 2, "title": 4, "sha": 1}
     assert m["counts"]["revert_code"] >= 4 and m["catch_rate"] >= 0.9
@@ -273,19 +296,33 @@ def test_merge_workflow_revert_by_githubs_branch_name(store: Store, tmp_path: Pa
     gr = GitRepo(tmp_path / "merges")
     gr.commit("Initial layout", {"app/auth.py": AUTH})
     gr.git("checkout", "-q", "-b", "feature")
-    gr.commit("compare digest", {"app/auth.py": AUTH.replace("return token == expected",
-                                                             "return hmac.compare_digest(token, expected)")})
+    gr.commit(
+        "compare digest",
+        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")},
+    )
     gr.git("checkout", "-q", "main")
-    gr.git("merge", "-q", "--no-ff", "feature", "-m",
-           "Merge pull request #5 from me/feature\n\nCompare tokens with hmac.compare_digest\n\n"
-           "We use hmac.compare_digest because == leaks timing.")
+    gr.git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "feature",
+        "-m",
+        "Merge pull request #5 from me/feature\n\nCompare tokens with hmac.compare_digest\n\n"
+        "We use hmac.compare_digest because == leaks timing.",
+    )
     merge5 = gr.git("rev-parse", "HEAD").strip()
     _ordinary(gr, 2)
     gr.git("checkout", "-q", "-b", "revert-5-feature")
     gr.git("revert", "--no-edit", "-m", "1", merge5)
     gr.git("checkout", "-q", "main")
-    gr.git("merge", "-q", "--no-ff", "revert-5-feature", "-m",
-           "Merge pull request #6 from me/revert-5-feature\n\nUndo the token change\n\nIt broke old clients.")
+    gr.git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "revert-5-feature",
+        "-m",
+        "Merge pull request #6 from me/revert-5-feature\n\nUndo the token change\n\nIt broke old clients.",
+    )
     _, steps = git_steps(gr.root)
     reverts = find_reverts(steps)
     assert reverts["pr:6"].target == "pr:5" and reverts["pr:6"].form == "branch"
@@ -293,8 +330,9 @@ def test_merge_workflow_revert_by_githubs_branch_name(store: Store, tmp_path: Pa
     assert res.cases[0].id == "pr:6" and res.cases[0].caught, res.cases[0]
 
 
-def test_a_case_the_guard_fails_on_is_counted_not_fatal(store: Store, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_case_the_guard_fails_on_is_counted_not_fatal(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import rguard_core.guard.run as guard_run
 
     gr = GitRepo(tmp_path / "err")
@@ -320,12 +358,20 @@ def test_revert_of_a_commit_a_merge_brought_in(store: Store, tmp_path: Path) -> 
     gr = GitRepo(tmp_path / "branchrevert")
     gr.commit("Initial layout", {"app/auth.py": AUTH, "app/limits.py": LIMITS})
     gr.git("checkout", "-q", "-b", "feature")
-    inner = gr.commit("compare digest", {"app/auth.py": AUTH.replace("return token == expected",
-                                                                     "return hmac.compare_digest(token, expected)")})
+    inner = gr.commit(
+        "compare digest",
+        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")},
+    )
     gr.commit("cap uploads", {"app/limits.py": LIMITS.replace("MAX_UPLOAD_MB = 10", "MAX_UPLOAD_MB = 25")})
     gr.git("checkout", "-q", "main")
-    gr.git("merge", "-q", "--no-ff", "feature", "-m",
-           "Merge pull request #8 from me/feature\n\nHarden tokens\n\nWe use hmac.compare_digest because == leaks timing.")
+    gr.git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "feature",
+        "-m",
+        "Merge pull request #8 from me/feature\n\nHarden tokens\n\nWe use hmac.compare_digest because == leaks timing.",
+    )
     _ordinary(gr, 2)
     gr.git("revert", "--no-edit", inner)
     revert = gr.git("rev-parse", "HEAD").strip()

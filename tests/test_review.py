@@ -63,15 +63,24 @@ def test_the_pr_comment_escapes_untrusted_text(store: Store, contradicting: tupl
 
 
 def test_cypher_with_parameters_scores_in_words_and_alternatives() -> None:
-    assert inline_cypher("MATCH (n {id: $id}) RETURN n", {"id": "pr:1", "k": 3}) == \
-        'CYPHER id="pr:1" k=3\nMATCH (n {id: $id}) RETURN n'
+    assert (
+        inline_cypher("MATCH (n {id: $id}) RETURN n", {"id": "pr:1", "k": 3})
+        == 'CYPHER id="pr:1" k=3\nMATCH (n {id: $id}) RETURN n'
+    )
     assert inline_cypher(" RETURN 1 ", {}) == "RETURN 1"
     assert score_words(0.9).startswith("strong") and score_words(0.6).startswith("moderate")
     assert score_words(0.1).startswith("weak")
-    diff = ("--- a/web.py\n+++ b/web.py\n@@ -1,2 +1,2 @@\n def go(url):\n-    return quote(url)\n"
-            "+    return quote_plus(url)\n")
-    alts = [{"text": "We considered `quote_plus` but it turns spaces into +.", "quote": "We considered `quote_plus` "
-             "but it turns spaces into +."}, {"text": "A regex was rejected.", "quote": "A regex was rejected."}]
+    diff = (
+        "--- a/web.py\n+++ b/web.py\n@@ -1,2 +1,2 @@\n def go(url):\n-    return quote(url)\n"
+        "+    return quote_plus(url)\n"
+    )
+    alts = [
+        {
+            "text": "We considered `quote_plus` but it turns spaces into +.",
+            "quote": "We considered `quote_plus` but it turns spaces into +.",
+        },
+        {"text": "A regex was rejected.", "quote": "A regex was rejected."},
+    ]
     assert implemented_alternatives(parse_diff(diff), alts, "use quote") == [alts[0]["quote"]]
 
 

@@ -306,8 +306,14 @@ def test_head_tree_is_working_python(tmp_path: Path) -> None:
     work = tmp_path / "tollgate"
     shutil.copytree(TREE, work)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(work)}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=work, env=env,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert re.search(r"\b(\d+) passed\b", run.stdout)
 
@@ -323,7 +329,14 @@ def test_generator_reproduces_the_committed_seed(tmp_path: Path) -> None:
 
 
 def test_generator_refuses_an_edit_that_does_not_apply(build_demo: ModuleType) -> None:
-    bad = build_demo.PR("pr_bad", "Bad", "mlindqvist", "2024-01-08 09:00", "body",
-                        [build_demo.Sub("README.md", "text that is not there", "x")], merged="2024-01-08 10:00")
+    bad = build_demo.PR(
+        "pr_bad",
+        "Bad",
+        "mlindqvist",
+        "2024-01-08 09:00",
+        "body",
+        [build_demo.Sub("README.md", "text that is not there", "x")],
+        merged="2024-01-08 10:00",
+    )
     with pytest.raises(build_demo.StoryError, match="expected the old text once"):
         build_demo.Builder([bad]).run()

@@ -73,8 +73,9 @@ def fresh_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     stop_engine(settings)
 
 
-def test_seed_status_recompute_export_and_views_match_the_embedded_engine(server_store: Store,
-                                                                         fresh_store: Store) -> None:
+def test_seed_status_recompute_export_and_views_match_the_embedded_engine(
+    server_store: Store, fresh_store: Store
+) -> None:
     store = fresh_store
     from rguard_core.export import export_graph
     from rguard_core.views import build_view
@@ -96,16 +97,30 @@ def test_seed_status_recompute_export_and_views_match_the_embedded_engine(server
 
 def test_cli_on_the_server_lists_and_guards(server: Server, server_store: Store, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FALKORDB_URL": server.url(), "RGUARD_DATA_DIR": str(tmp_path)}
-    res = subprocess.run([sys.executable, "-m", "rguard_core", "repos", "--json"], env=env, cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [sys.executable, "-m", "rguard_core", "repos", "--json"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     assert DEMO_REPO in json.loads(res.stdout)["repos"]
     diff = tmp_path / "d.diff"
-    diff.write_text("--- a/tollgate/ratelimit.py\n+++ b/tollgate/ratelimit.py\n@@ -7 +7 @@\n"
-                    "-    def __init__(self, limit_per_minute=600, clock=time.monotonic):\n"
-                    "+    def __init__(self, limit_per_minute=1200, clock=time.monotonic):\n")
-    res = subprocess.run([sys.executable, "-m", "rguard_core", "guard", "--repo", DEMO_REPO, "--diff", str(diff),
-                          "--json"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    diff.write_text(
+        "--- a/tollgate/ratelimit.py\n+++ b/tollgate/ratelimit.py\n@@ -7 +7 @@\n"
+        "-    def __init__(self, limit_per_minute=600, clock=time.monotonic):\n"
+        "+    def __init__(self, limit_per_minute=1200, clock=time.monotonic):\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-m", "rguard_core", "guard", "--repo", DEMO_REPO, "--diff", str(diff), "--json"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     assert not (tmp_path / "engine.json").exists(), "server mode must not start an embedded engine"
 
@@ -155,13 +170,29 @@ def test_password_protected_server_without_password_says_so(tmp_path: Path) -> N
         assert "wrong-pw" not in str(err2.value)
         st = Store(Settings(falkordb_url=s.url("s3cret-pw")))
         assert "s3cret-pw" not in st.target and "***" in st.target
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "FALKORDB_URL": s.url("s3cret-pw"),
-               "RGUARD_DATA_DIR": str(tmp_path)}
-        res = subprocess.run([sys.executable, "-m", "rguard_core", "repos"], env=env, cwd=ROOT, capture_output=True,
-                             text=True, timeout=60)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "FALKORDB_URL": s.url("s3cret-pw"),
+            "RGUARD_DATA_DIR": str(tmp_path),
+        }
+        res = subprocess.run(
+            [sys.executable, "-m", "rguard_core", "repos"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert res.returncode == 0 and "s3cret-pw" not in res.stdout + res.stderr and "***" in res.stdout
-        res = subprocess.run([sys.executable, "-m", "rguard_core", "repos"], cwd=ROOT, capture_output=True,
-                             text=True, timeout=60, env={**env, "FALKORDB_URL": s.url("wrong-pw")})
+        res = subprocess.run(
+            [sys.executable, "-m", "rguard_core", "repos"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**env, "FALKORDB_URL": s.url("wrong-pw")},
+        )
         assert res.returncode == 2 and "wrong-pw" not in res.stderr and "refused the password" in res.stderr
         st.close()
         assert err.value is not None
@@ -191,12 +222,15 @@ def test_server_gone_mid_command_is_a_clear_error_within_the_time_limit(tmp_path
         s.stop()
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("redis://:secret@host:6379", "redis://:***@host:6379"),
-    ("redis://user:secret@host:6379/0", "redis://user:***@host:6379/0"),
-    ("rediss://secret@host:6380", "rediss://***@host:6380"),
-    ("unix:///tmp/x.sock?db=0&password=secret", "unix:///tmp/x.sock?db=0&password=***"),
-    ("redis://host:6379", "redis://host:6379"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://:secret@host:6379", "redis://:***@host:6379"),
+        ("redis://user:secret@host:6379/0", "redis://user:***@host:6379/0"),
+        ("rediss://secret@host:6380", "rediss://***@host:6380"),
+        ("unix:///tmp/x.sock?db=0&password=secret", "unix:///tmp/x.sock?db=0&password=***"),
+        ("redis://host:6379", "redis://host:6379"),
+    ],
+)
 def test_urls_are_shown_without_credentials(url: str, shown: str) -> None:
     assert redact_url(url) == shown and "secret" not in redact_url(url)

@@ -16,9 +16,20 @@ def test_controls_are_shown_not_obeyed() -> None:
     assert plain(f"<b>{RLO}x</b> & y") == "‹b›⟦U+202E⟧x‹/b› ＆ y"
 
 
-@pytest.mark.parametrize("text", ["![pixel](http://203.0.113.7/p.png)", ":red[ALERT]", "$\\alpha^2$",
-                                  ":material/warning:", "<img src=x>", "**bold** _it_ `code` [l](http://x)",
-                                  "# heading", "a | b", "~~s~~"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![pixel](http://203.0.113.7/p.png)",
+        ":red[ALERT]",
+        "$\\alpha^2$",
+        ":material/warning:",
+        "<img src=x>",
+        "**bold** _it_ `code` [l](http://x)",
+        "# heading",
+        "a | b",
+        "~~s~~",
+    ],
+)
 def test_markdown_and_directives_are_escaped(text: str) -> None:
     out = md(text)
     # every character Markdown or Streamlit could act on is preceded by a backslash

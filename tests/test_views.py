@@ -72,7 +72,9 @@ def test_view_shows_the_product_graph_and_hides_the_plumbing(store: Store, ledge
     assert {e.word for e in view.edges} <= set(EDGE_WORDS)
     assert all(e.source in shown and e.target in shown for e in view.edges)
     assert ids(g.read("MATCH (d:Decision) RETURN d.id AS id")) <= shown
-    justifies = g.read("MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d:Decision) RETURN c.id AS c, d.id AS d")
+    justifies = g.read(
+        "MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d:Decision) RETURN c.id AS c, d.id AS d"
+    )
     edges = {(e.source, e.target, e.word) for e in view.edges}
     assert justifies and all((r["c"], r["d"], "JUSTIFIES") in edges for r in justifies)
     implements = g.read("MATCH (a:Action)-[:IMPLEMENTS]->(d:Decision) RETURN a.id AS a, d.id AS d")
@@ -116,42 +118,58 @@ def decisions_of(view) -> set[str]:  # type: ignore[no-untyped-def]
 def test_file_filter_keeps_decisions_that_reach_the_file(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
     for path in ("pricing", "sessions.py", "docs/adr"):
-        want = ids(g.read(
-            "MATCH (f:File) WHERE f.path CONTAINS $p MATCH (d:Decision)-[:DERIVED_FROM]->(:Source)-[:TOUCHES]->(f) "
-            "RETURN DISTINCT d.id AS id UNION MATCH (f:File) WHERE f.path CONTAINS $p "
-            "MATCH (d:Decision)<-[:IMPLEMENTS]-(:Action)-[:CHANGES]->(f) RETURN DISTINCT d.id AS id", {"p": path}))
+        want = ids(
+            g.read(
+                "MATCH (f:File) WHERE f.path CONTAINS $p MATCH (d:Decision)-[:DERIVED_FROM]->(:Source)-[:TOUCHES]->(f) "
+                "RETURN DISTINCT d.id AS id UNION MATCH (f:File) WHERE f.path CONTAINS $p "
+                "MATCH (d:Decision)<-[:IMPLEMENTS]-(:Action)-[:CHANGES]->(f) RETURN DISTINCT d.id AS id",
+                {"p": path},
+            )
+        )
         view = build_view(store, repo, ViewFilter(file_path=path))
         assert want and decisions_of(view) == want, path
-    assert build_view(store, repo, ViewFilter(file_path="no/such/file.py")).message == "No decision matches these filters."
+    assert (
+        build_view(store, repo, ViewFilter(file_path="no/such/file.py")).message == "No decision matches these filters."
+    )
 
 
 def test_text_date_and_kind_filters(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
     assert decisions_of(build_view(store, repo, ViewFilter(text="UNKNOWN PRICES"))) == {"decision:pr:10"}
     assert decisions_of(build_view(store, repo, ViewFilter(text="decision:pr:11"))) == {"decision:pr:11"}
-    dated = g.read("MATCH (d:Decision)-[:DERIVED_FROM]->(s:Source) WITH d, max(coalesce(s.merged_at, s.created_at)) AS w "
-                   "WHERE substring(w, 0, 10) >= '2025-02-01' AND substring(w, 0, 10) <= '2025-02-28' RETURN d.id AS id")
+    dated = g.read(
+        "MATCH (d:Decision)-[:DERIVED_FROM]->(s:Source) WITH d, max(coalesce(s.merged_at, s.created_at)) AS w "
+        "WHERE substring(w, 0, 10) >= '2025-02-01' AND substring(w, 0, 10) <= '2025-02-28' RETURN d.id AS id"
+    )
     feb = build_view(store, repo, ViewFilter(date_from="2025-02-01", date_to="2025-02-28"))
     assert ids(dated) and decisions_of(feb) == ids(dated)
     docs = build_view(store, repo, ViewFilter(source_kinds=("doc",)))
     assert {n.kind for n in docs.nodes if n.type == "source"} == {"doc"}
-    with_doc = ids(g.read("MATCH (d:Decision)-[:DERIVED_FROM]->(:Doc) RETURN d.id AS id UNION MATCH (d:Decision)"
-                          "<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) MATCH (s:Doc {id: c.source_id}) "
-                          "RETURN d.id AS id"))
+    with_doc = ids(
+        g.read(
+            "MATCH (d:Decision)-[:DERIVED_FROM]->(:Doc) RETURN d.id AS id UNION MATCH (d:Decision)"
+            "<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) MATCH (s:Doc {id: c.source_id}) "
+            "RETURN d.id AS id"
+        )
+    )
     assert decisions_of(docs) == with_doc
     none = build_view(store, repo, ViewFilter(text="unknown prices", date_from="2030-01-01"))
     assert not none.nodes and none.message == "No decision matches these filters."
 
 
-@pytest.mark.parametrize("flt, problem", [
-    (ViewFilter(date_from="2025/01/01"), "look like"),
-    (ViewFilter(date_from="2025-03-01", date_to="2025-01-01"), "empty"),
-    (ViewFilter(statuses=("great",)), "unknown decision status"),
-    (ViewFilter(source_kinds=("tweet",)), "unknown source kind"),
-    (ViewFilter(text="x" * 500), "longer than"),
-])
-def test_malformed_filters_get_specific_errors(store: Store, ledger: tuple[str, Graph], flt: ViewFilter,
-                                               problem: str) -> None:
+@pytest.mark.parametrize(
+    "flt, problem",
+    [
+        (ViewFilter(date_from="2025/01/01"), "look like"),
+        (ViewFilter(date_from="2025-03-01", date_to="2025-01-01"), "empty"),
+        (ViewFilter(statuses=("great",)), "unknown decision status"),
+        (ViewFilter(source_kinds=("tweet",)), "unknown source kind"),
+        (ViewFilter(text="x" * 500), "longer than"),
+    ],
+)
+def test_malformed_filters_get_specific_errors(
+    store: Store, ledger: tuple[str, Graph], flt: ViewFilter, problem: str
+) -> None:
     with pytest.raises(InvalidInput, match=problem):
         build_view(store, ledger[0], flt)
 
@@ -203,20 +221,24 @@ def test_status_rules() -> None:
     assert claim_status("superseded", True) == "superseded" and claim_status("active", False) == "fallen"
     assert action_status("held") == "held" and action_status("compensate") == "needs review"
     assert action_status("active") == "holds"
-    assert {decision_status(*a) for a in [("superseded", 1, None), ("a", False, None), ("a", 1, "review")]} <= set(STATUSES)
+    assert {decision_status(*a) for a in [("superseded", 1, None), ("a", False, None), ("a", 1, "review")]} <= set(
+        STATUSES
+    )
 
 
 # --- detail pane --------------------------------------------------------------------------------------------------
 def test_highlight_is_exactly_the_stored_quote_at_its_offsets(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
-    rows = g.read("MATCH (x) WHERE x:Claim OR x:Decision MATCH (s:Source {id: x.source_id}) "
-                  "RETURN x.id AS id, x.quote AS quote, x.start AS start, x.end AS end, s.text AS text")
+    rows = g.read(
+        "MATCH (x) WHERE x:Claim OR x:Decision MATCH (s:Source {id: x.source_id}) "
+        "RETURN x.id AS id, x.quote AS quote, x.start AS start, x.end AS end, s.text AS text"
+    )
     assert len(rows) >= 15
     for r in rows:
         d = node_detail(store, repo, r["id"])
         assert d.evidence is not None and d.evidence.text == r["text"]
         marked = [t for t, hl in d.evidence.pieces() if hl]
-        assert marked == [r["quote"]] == [r["text"][r["start"]:r["end"]]], r["id"]
+        assert marked == [r["quote"]] == [r["text"][r["start"] : r["end"]]], r["id"]
         assert "".join(t for t, _ in d.evidence.pieces()) == r["text"]
 
 
@@ -231,17 +253,26 @@ def test_a_quote_that_moved_is_not_highlighted(store: Store, private: tuple[str,
 def test_detail_walks_stored_edges(store: Store, ledger: tuple[str, Graph]) -> None:
     repo, g = ledger
     d = node_detail(store, repo, "decision:pr:10")
-    claims = ids(g.read("MATCH (:Decision {id: 'decision:pr:10'})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
-                        "RETURN c.id AS id"))
+    claims = ids(
+        g.read(
+            "MATCH (:Decision {id: 'decision:pr:10'})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
+            "RETURN c.id AS id"
+        )
+    )
     assert {x.id for x in d.rests_on if x.relation == "JUSTIFIES"} == claims
     assert "pr:10" in {x.id for x in d.rests_on if x.relation == "SUPPORTS"}
-    assert {x.id for x in d.rested_on_by} == ids(g.read("MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: 'decision:pr:10'}) "
-                                                       "RETURN a.id AS id"))
+    assert {x.id for x in d.rested_on_by} == ids(
+        g.read("MATCH (a:Action)-[:IMPLEMENTS]->(:Decision {id: 'decision:pr:10'}) RETURN a.id AS id")
+    )
     alts = g.read("MATCH (a:Alternative)-[:REJECTED_FOR]->(:Decision {id: 'decision:pr:10'}) RETURN a.quote AS q")
-    assert sorted(a.quote for a in d.alternatives) == sorted(r["q"] for r in alts) and all(a.verified for a in d.alternatives)
+    assert sorted(a.quote for a in d.alternatives) == sorted(r["q"] for r in alts) and all(
+        a.verified for a in d.alternatives
+    )
     author = g.read("MATCH (p:Person)-[:AUTHORED]->(:PR {id: 'pr:10'}) RETURN p.login AS login")[0]["login"]
     assert d.who_to_ask[0].login == author and "PR #10" in d.who_to_ask[0].reason
-    assert d.files == sorted(r["p"] for r in g.read("MATCH (:PR {id: 'pr:10'})-[:TOUCHES]->(f:File) RETURN f.path AS p"))
+    assert d.files == sorted(
+        r["p"] for r in g.read("MATCH (:PR {id: 'pr:10'})-[:TOUCHES]->(f:File) RETURN f.path AS p")
+    )
     c = node_detail(store, repo, "claim:issue:1:0:33")
     assert [x.id for x in c.rests_on] == ["issue:1"] and "decision:pr:10" in {x.id for x in c.rested_on_by}
     s = node_detail(store, repo, "issue:1")
@@ -259,8 +290,14 @@ def test_detail_errors_are_specific(store: Store, ledger: tuple[str, Graph], rep
 
 
 def test_pieces_merge_overlapping_spans() -> None:
-    st = SourceText("s", "pr", "PR #1", None, "abcdefghij",
-                    [QuoteSpan(2, 5, "cde", True), QuoteSpan(4, 7, "efg", True), QuoteSpan(8, 9, "x", False)])
+    st = SourceText(
+        "s",
+        "pr",
+        "PR #1",
+        None,
+        "abcdefghij",
+        [QuoteSpan(2, 5, "cde", True), QuoteSpan(4, 7, "efg", True), QuoteSpan(8, 9, "x", False)],
+    )
     assert st.pieces() == [("ab", False), ("cde", True), ("fg", True), ("hij", False)]
 
 

@@ -40,7 +40,7 @@ def client(srv: OpenAIServer) -> LLMClient:
 def receipts_are_verbatim(g: Graph, ans) -> None:  # type: ignore[no-untyped-def]
     for r in [d.receipt for d in ans.decisions] + [c for d in ans.decisions for c in d.because]:
         text = g.read("MATCH (s:Source {id: $id}) RETURN s.text AS t", {"id": r.source_id})[0]["t"]
-        assert text[r.start:r.end] == r.quote and r.quote
+        assert text[r.start : r.end] == r.quote and r.quote
 
 
 def test_content_words_are_searched_with_prefixes(store: Store, ledger: tuple[str, Graph]) -> None:
@@ -57,8 +57,13 @@ def test_the_decision_comes_with_its_reasons_never_its_own_title(store: Store, l
     assert ans.query == "keep|unknown|prices|null"  # 'why do we … as' dropped, '?' gone
     top = ans.decisions[0]
     assert top.receipt.id == "decision:pr:10" and top.receipt.url and top.receipt.url.startswith("https://")
-    justifying = {r["id"] for r in g.read("MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->"
-                                          "(:Decision {id: 'decision:pr:10'}) RETURN c.id AS id")}
+    justifying = {
+        r["id"]
+        for r in g.read(
+            "MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->"
+            "(:Decision {id: 'decision:pr:10'}) RETURN c.id AS id"
+        )
+    }
     assert top.because and {c.id for c in top.because} <= justifying
     for d in ans.decisions:
         assert all(c.quote not in (d.receipt.text, d.receipt.quote) for c in d.because)
@@ -74,8 +79,19 @@ def test_fulltext_query_keeps_identifiers_and_adds_prefixes() -> None:
 
 
 def test_words_and_stop_words() -> None:
-    assert tokens("deny-by-default? (see #12) @x:{y} a|b * max_age __x") == ["deny", "by", "default", "see", "12", "x",
-                                                                           "y", "a", "b", "max_age", "x"]
+    assert tokens("deny-by-default? (see #12) @x:{y} a|b * max_age __x") == [
+        "deny",
+        "by",
+        "default",
+        "see",
+        "12",
+        "x",
+        "y",
+        "a",
+        "b",
+        "max_age",
+        "x",
+    ]
     assert content_words(tokens("Why do we keep Unknown prices as NULL, why?")) == ["keep", "unknown", "prices", "null"]
 
 
@@ -93,16 +109,27 @@ def test_punctuation_questions_do_not_fail(store: Store, ledger: tuple[str, Grap
     assert why(store, ledger[0], question).kind in ("answer", "none")
 
 
-def test_nothing_found_says_so_and_never_asks_the_model(store: Store, ledger: tuple[str, Graph],
-                                                       openai_server: OpenAIServer) -> None:
+def test_nothing_found_says_so_and_never_asks_the_model(
+    store: Store, ledger: tuple[str, Graph], openai_server: OpenAIServer
+) -> None:
     ans = why(store, ledger[0], "why zebras quantum?", llm=client(openai_server))
     assert ans.kind == "none" and ans.message == NO_ANSWER and not ans.decisions and ans.synthesis is None
     assert openai_server.requests == []
 
 
-@pytest.mark.parametrize("question", ["grade my code", "Please review this diff", "is my code good?",
-                                      "what score would you give PR 12?", "Rate this implementation out of 10"])
-def test_asked_to_grade_code_it_declines_in_one_sentence(store: Store, ledger: tuple[str, Graph], question: str) -> None:
+@pytest.mark.parametrize(
+    "question",
+    [
+        "grade my code",
+        "Please review this diff",
+        "is my code good?",
+        "what score would you give PR 12?",
+        "Rate this implementation out of 10",
+    ],
+)
+def test_asked_to_grade_code_it_declines_in_one_sentence(
+    store: Store, ledger: tuple[str, Graph], question: str
+) -> None:
     ans = why(store, ledger[0], question)
     assert ans.kind == "refusal" and ans.message == REFUSAL and not ans.decisions
     assert REFUSAL.count(". ") == 0 and REFUSAL.endswith(".") and "why" in REFUSAL
@@ -137,13 +164,20 @@ def test_bad_questions_and_unknown_repositories(store: Store, ledger: tuple[str,
 
 
 # --- the allowed-ids rule -----------------------------------------------------------------------------------------
-def test_synthesis_keeps_only_citations_it_searched_and_retrieved(store: Store, ledger: tuple[str, Graph],
-                                                                  openai_server: OpenAIServer) -> None:
+def test_synthesis_keeps_only_citations_it_searched_and_retrieved(
+    store: Store, ledger: tuple[str, Graph], openai_server: OpenAIServer
+) -> None:
     repo, g = ledger
     real_but_unsearched = "decision:pr:11"  # exists in the graph, but this question never finds it
     assert g.read("MATCH (d:Decision {id: $id}) RETURN d.id AS id", {"id": real_but_unsearched})
-    openai_server.reply(json.dumps({"answer": "Unknown prices stay None because 0 would mean free.",
-                                    "cites": ["decision:pr:10", real_but_unsearched, "claim:pr:99:0:5"]}))
+    openai_server.reply(
+        json.dumps(
+            {
+                "answer": "Unknown prices stay None because 0 would mean free.",
+                "cites": ["decision:pr:10", real_but_unsearched, "claim:pr:99:0:5"],
+            }
+        )
+    )
     ans = why(store, repo, "why do we keep unknown prices as null?", llm=client(openai_server))
     assert real_but_unsearched not in ans.allowed
     assert ans.cited == ["decision:pr:10"]
@@ -153,23 +187,26 @@ def test_synthesis_keeps_only_citations_it_searched_and_retrieved(store: Store, 
     assert "decision:pr:10" in prompt and real_but_unsearched not in prompt
 
 
-def test_when_no_citation_survives_there_is_no_synthesis(store: Store, ledger: tuple[str, Graph],
-                                                         openai_server: OpenAIServer) -> None:
+def test_when_no_citation_survives_there_is_no_synthesis(
+    store: Store, ledger: tuple[str, Graph], openai_server: OpenAIServer
+) -> None:
     openai_server.reply(json.dumps({"answer": "Because finance said so.", "cites": ["decision:pr:11"]}))
     ans = why(store, ledger[0], "why do we keep unknown prices as null?", llm=client(openai_server))
     assert ans.synthesis is None and ans.cited == [] and ans.rejected_citations == ["decision:pr:11"]
     assert NO_ANSWER in ans.message and ans.decisions  # the receipts still stand on their own
 
 
-def test_an_unretrieved_id_named_in_the_prose_voids_the_synthesis(store: Store, ledger: tuple[str, Graph],
-                                                                  openai_server: OpenAIServer) -> None:
+def test_an_unretrieved_id_named_in_the_prose_voids_the_synthesis(
+    store: Store, ledger: tuple[str, Graph], openai_server: OpenAIServer
+) -> None:
     openai_server.reply(json.dumps({"answer": "See decision:pr:11 for the reason.", "cites": ["decision:pr:10"]}))
     ans = why(store, ledger[0], "why do we keep unknown prices as null?", llm=client(openai_server))
     assert ans.synthesis is None and "decision:pr:11" in ans.rejected_citations
 
 
-def test_a_failing_model_is_an_error_not_a_silent_fallback(store: Store, ledger: tuple[str, Graph],
-                                                           openai_server: OpenAIServer) -> None:
+def test_a_failing_model_is_an_error_not_a_silent_fallback(
+    store: Store, ledger: tuple[str, Graph], openai_server: OpenAIServer
+) -> None:
     openai_server.reply((500, {"error": {"message": "boom", "type": "server_error"}}))
     with pytest.raises(LLMError, match="HTTP 500"):
         why(store, ledger[0], "why do we keep unknown prices as null?", llm=client(openai_server))
@@ -179,7 +216,9 @@ def test_a_failing_model_is_an_error_not_a_silent_fallback(store: Store, ledger:
 
 
 # --- CLI ----------------------------------------------------------------------------------------------------------
-def test_cli_prints_the_answer_as_json(store: Store, ledger: tuple[str, Graph], capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_prints_the_answer_as_json(
+    store: Store, ledger: tuple[str, Graph], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["why", "--repo", ledger[0], "why do we keep unknown prices as null?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["kind"] == "answer" and out["decisions"][0]["receipt"]["id"] == "decision:pr:10"
@@ -206,7 +245,7 @@ def test_max_age_question_finds_pr_1387_with_context_not_its_title(store: Store)
     shown = d.because or ([d.context] if d.context else [])
     assert shown and all(r.quote != d.receipt.text for r in shown)
     if d.context is not None:
-        assert text[d.context.start:d.context.end] == d.context.quote and "max_age" in d.context.quote
+        assert text[d.context.start : d.context.end] == d.context.quote and "max_age" in d.context.quote
     reverted = [x for x in ans.decisions if x.replaced_by]
     assert all("reverted" in x.note or "superseded" in x.note for x in reverted)
     assert "source_text" not in json.dumps(ans.as_dict())

@@ -16,8 +16,11 @@ def status_section(store: Store, repo: str) -> walks.Status | None:
     st_ = guarded(walks.status, store.repo_graph(repo))
     if st_ is None:
         st.info("No code map for this repository yet. Build one from a local clone or a GitHub ref:")
-        st.code(f"python -m rguard_core codemap build --repo {repo} --git PATH\n"
-                f"python -m rguard_core codemap build --repo {repo} --ref main", language="bash")
+        st.code(
+            f"python -m rguard_core codemap build --repo {repo} --git PATH\n"
+            f"python -m rguard_core codemap build --repo {repo} --ref main",
+            language="bash",
+        )
         return None
     if st_.status != "complete":
         st.warning("The last code map build stopped midway; run `codemap build` again.")
@@ -27,8 +30,10 @@ def status_section(store: Store, repo: str) -> walks.Status | None:
     cols[1].metric("Import edges", st_.edges)
     cols[2].metric("Internal imports resolved", f"{st_.resolved_ratio:.1%}")
     cols[3].metric("Commit", (st_.commit or "—")[:12])
-    st.caption(f"Mapped from {st_.source} {st_.ref or ''} at {st_.built_at}. Only imports that resolve to a file "
-               "of the tree are edges; the rest are counted below.")
+    st.caption(
+        f"Mapped from {st_.source} {st_.ref or ''} at {st_.built_at}. Only imports that resolve to a file "
+        "of the tree are edges; the rest are counted below."
+    )
     cov = st_.coverage
     with st.expander("Coverage report: imports that are not edges, by reason"):
         rows = [{"reason": k, "imports": v} for k, v in sorted((cov.get("unresolved") or {}).items())]
@@ -50,11 +55,18 @@ def decision_section(store: Store, repo: str, decision_id: str) -> None:
     rows: list[dict[str, object]] = []
     for f in files:
         if not f.importers:
-            rows.append({"decision's file": f.path, "imported by": "—" if f.in_tree else "(not in the mapped tree)",
-                         "line": None, "how": ""})
+            rows.append(
+                {
+                    "decision's file": f.path,
+                    "imported by": "—" if f.in_tree else "(not in the mapped tree)",
+                    "line": None,
+                    "how": "",
+                }
+            )
         for s in f.importers:
-            rows.append({"decision's file": f.path, "imported by": s.source, "line": s.line,
-                         "how": f"{s.kind} {s.specifier}"})
+            rows.append(
+                {"decision's file": f.path, "imported by": s.source, "line": s.line, "how": f"{s.kind} {s.specifier}"}
+            )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
@@ -66,11 +78,27 @@ def blast_section(store: Store, repo: str, path: str) -> None:
     if not res.files:
         st.caption("Nothing in the tree imports this file.")
         return
-    st.caption(f"{len(res.files)} file(s) import it, {res.reached_depth} level(s) deep"
-               + ("" if res.complete else " (cut at the walk's limit)") + "; depth 1 imports it directly.")
-    st.dataframe(pd.DataFrame([{"depth": r.depth, "file": r.path, "through": r.via.target, "line": r.via.line,
-                                "how": f"{r.via.kind} {r.via.specifier}"} for r in res.files]),
-                 hide_index=True, width="stretch")
+    st.caption(
+        f"{len(res.files)} file(s) import it, {res.reached_depth} level(s) deep"
+        + ("" if res.complete else " (cut at the walk's limit)")
+        + "; depth 1 imports it directly."
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "depth": r.depth,
+                    "file": r.path,
+                    "through": r.via.target,
+                    "line": r.via.line,
+                    "how": f"{r.via.kind} {r.via.specifier}",
+                }
+                for r in res.files
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
 
 
 def chain_section(store: Store, repo: str, a: str, b: str) -> None:

@@ -28,8 +28,10 @@ def require_repo() -> str | None:
     """The sidebar's repository, or a friendly empty state when there is none yet."""
     repo = selected_repo()
     if not repo:
-        st.info("No repository yet. Open **Ingest** to read one from GitHub, a snapshot folder or a local clone, "
-                "or run `python -m rguard_core seed` to load the demo repository.")
+        st.info(
+            "No repository yet. Open **Ingest** to read one from GitHub, a snapshot folder or a local clone, "
+            "or run `python -m rguard_core seed` to load the demo repository."
+        )
         return repo
     return repo if whole_or_flagged(repo) else None
 

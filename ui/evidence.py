@@ -11,8 +11,10 @@ from rguard_core.node_detail import SourceText
 
 # Bidirectional and invisible formatting characters: an RLO makes "evil" read "live", a zero-width space hides
 # inside an identifier. Source text shows each of them as a visible marker instead of obeying it.
-CONTROLS = re.compile("[\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
-                      "\u206a-\u206f\u3164\ufeff\uffa0\U000e0000-\U000e007f]")
+CONTROLS = re.compile(
+    "[\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+    "\u206a-\u206f\u3164\ufeff\uffa0\U000e0000-\U000e007f]"
+)
 
 
 def visible(text: str) -> str:
@@ -37,12 +39,16 @@ def link(label: str, url: str | None) -> str:
 def show_evidence(ev: SourceText) -> None:
     """The source text with each verified quote highlighted at its stored offsets."""
     body = "".join(f"<mark>{_html(t)}</mark>" if hl else _html(t) for t, hl in ev.pieces())
-    st.html(f'<div style="max-height:300px;overflow-y:auto;border:1px solid #ddd;border-radius:6px;padding:8px 10px;'
-            f'font-size:0.85rem;line-height:1.45;background:#fafafa">{body}</div>')
+    st.html(
+        f'<div style="max-height:300px;overflow-y:auto;border:1px solid #ddd;border-radius:6px;padding:8px 10px;'
+        f'font-size:0.85rem;line-height:1.45;background:#fafafa">{body}</div>'
+    )
     spans = ev.spans
     if spans and all(s.verified for s in spans):
         where = ", ".join(f"{s.start}–{s.end}" for s in spans[:6]) + ("…" if len(spans) > 6 else "")
-        st.caption(f"Highlighted: the stored quote(s) at offsets {where} of {link(ev.label, ev.url)} — verified verbatim.")
+        st.caption(
+            f"Highlighted: the stored quote(s) at offsets {where} of {link(ev.label, ev.url)} — verified verbatim."
+        )
     elif spans:
         st.error("A stored quote is no longer at its offsets in this source; it is not highlighted.")
 

@@ -24,23 +24,46 @@ from rguard_core.views import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphVi
 from ui.evidence import visible
 
 LEVELS = {"correction": 0, "source": 1, "group": 1, "claim": 2, "decision": 3, "action": 4}  # hubs beside the sources
-EDGE_COLOURS = {"SUPPORTS": "#8a9bb0", "JUSTIFIES": "#2e9e5b", "IMPLEMENTS": "#4a7fd4", "CORRECTS": "#e26fb0",
-                "SUPERSEDES": "#6d6d6d", "REJECTED": "#d64545", "REVERTS": "#b5179e", "CONTAINS": "#c3c9d1"}
+EDGE_COLOURS = {
+    "SUPPORTS": "#8a9bb0",
+    "JUSTIFIES": "#2e9e5b",
+    "IMPLEMENTS": "#4a7fd4",
+    "CORRECTS": "#e26fb0",
+    "SUPERSEDES": "#6d6d6d",
+    "REJECTED": "#d64545",
+    "REVERTS": "#b5179e",
+    "CONTAINS": "#c3c9d1",
+}
 DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS", "REVERTS"}
 # drawn so every arrow reads Sources → Claims → Decisions → Actions: the stored Action-IMPLEMENTS->Decision turns
 FLIPPED = {"IMPLEMENTS": "IMPLEMENTED BY"}
 LABEL_CHARS = 34  # two lines of a 175-unit column at FONT
 FONT = 18  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
-TINTS = {"holds": "#d5efdf", "fallen": "#f6d0d0", "superseded": "#e6e7e9", "needs review": "#fde9b8",
-         "held": "#e4d7f5", "quarantined": "#bdbdbd"}
-KIND_TINTS = {"pr": "#d6e3f7", "issue": "#cdeeee", "comment": "#e6f1fa", "doc": "#dcdff3", "human_correction": "#f8dcec"}
+TINTS = {
+    "holds": "#d5efdf",
+    "fallen": "#f6d0d0",
+    "superseded": "#e6e7e9",
+    "needs review": "#fde9b8",
+    "held": "#e4d7f5",
+    "quarantined": "#bdbdbd",
+}
+KIND_TINTS = {
+    "pr": "#d6e3f7",
+    "issue": "#cdeeee",
+    "comment": "#e6f1fa",
+    "doc": "#dcdff3",
+    "human_correction": "#f8dcec",
+}
 HIGHLIGHT = "rgba(0, 170, 255, 0.95)"  # a glow no status colour uses: the blast radius
 SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18, "group": 24}
 HIERARCHY_NODES = 60  # a focus view (focus.py FOCUS_NODES) still reads left to right
 EDGE_LABELS_UP_TO = 60
 HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip (unfocused views)
 PAD, PAD_LEVELS = "__pad_", 0.5
-UNLABELLED_WHEN_COMPACT = ("claim", "action")  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
+UNLABELLED_WHEN_COMPACT = (
+    "claim",
+    "action",
+)  # in a big graph only decisions and sources carry text; hover for the rest  # more edge labels than this only add clutter; colours and hover text remain
 
 
 TIP_WIDTH, TIP_LINES = 64, 14  # vis tooltips do not wrap: long lines ran off the frame's edge
@@ -52,7 +75,7 @@ def plain(text: str) -> str:
     tooltip stays inside the frame."""
     lines = [w for line in visible(text).splitlines() for w in (textwrap.wrap(line, TIP_WIDTH) or [""])]
     if len(lines) > TIP_LINES:
-        lines = lines[:TIP_LINES - 1] + ["…"]
+        lines = lines[: TIP_LINES - 1] + ["…"]
     return "\n".join(lines).replace("&", "＆").replace("<", "‹").replace(">", "›")
 
 
@@ -60,11 +83,19 @@ def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) ->
     if n.type == "group":
         fill = TINTS.get(n.status, "#eef1f5") if n.status != "holds" else "#eef1f5"
         border = STATUS_COLOURS[n.status] if n.status != "holds" else "#7a8594"
-        return Node(id=n.id, label=n.label, title=plain(n.title), shape="box", level=LEVELS["group"],
-                    color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
-                    borderWidth=3 if focus else 2, margin=8, widthConstraint={"maximum": 220},
-                    font={"size": FONT + 1, "color": "#1a1a1a", "face": "sans-serif", "bold": {"size": FONT + 1}},
-                    shadow={"enabled": focus, "color": "rgba(0,0,0,0.35)", "size": 12, "x": 0, "y": 0})
+        return Node(
+            id=n.id,
+            label=n.label,
+            title=plain(n.title),
+            shape="box",
+            level=LEVELS["group"],
+            color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
+            borderWidth=3 if focus else 2,
+            margin=8,
+            widthConstraint={"maximum": 220},
+            font={"size": FONT + 1, "color": "#1a1a1a", "face": "sans-serif", "bold": {"size": FONT + 1}},
+            shadow={"enabled": focus, "color": "rgba(0,0,0,0.35)", "size": 12, "x": 0, "y": 0},
+        )
     if n.type == "source":
         fill = TINTS["quarantined"] if n.status == "quarantined" else KIND_TINTS.get(n.kind, "#eeeeee")
         border = KIND_COLOURS.get(n.kind, "#888888") if n.status == "holds" else STATUS_COLOURS[n.status]
@@ -75,14 +106,29 @@ def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) ->
     # labels wrap at one column's width, so neighbouring columns' labels never run into each other
     extra = {"margin": 6, "widthConstraint": {"maximum": 170}} if inside else {"widthConstraint": {"maximum": 175}}
     return Node(
-        id=n.id, label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else _two_lines(visible(n.label)), title=plain(n.title),
-        shape=TYPE_SHAPES[n.type], size=SIZES[n.type] + (8 if focus else 0),
+        id=n.id,
+        label="" if compact and n.type in UNLABELLED_WHEN_COMPACT else _two_lines(visible(n.label)),
+        title=plain(n.title),
+        shape=TYPE_SHAPES[n.type],
+        size=SIZES[n.type] + (8 if focus else 0),
         color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
-        borderWidth=width + (2 if focus else 0), borderWidthSelected=width + 2, level=LEVELS[n.type],
-        font={"size": FONT + (2 if focus else 0), "color": "#1a1a1a", "face": "sans-serif",
-              "background": "rgba(255,255,255,0.8)"},
-        shadow={"enabled": highlighted or focus, "color": HIGHLIGHT if highlighted else "rgba(0,0,0,0.35)",
-                "size": 30 if highlighted else 14, "x": 0, "y": 0}, **extra,
+        borderWidth=width + (2 if focus else 0),
+        borderWidthSelected=width + 2,
+        level=LEVELS[n.type],
+        font={
+            "size": FONT + (2 if focus else 0),
+            "color": "#1a1a1a",
+            "face": "sans-serif",
+            "background": "rgba(255,255,255,0.8)",
+        },
+        shadow={
+            "enabled": highlighted or focus,
+            "color": HIGHLIGHT if highlighted else "rgba(0,0,0,0.35)",
+            "size": 30 if highlighted else 14,
+            "x": 0,
+            "y": 0,
+        },
+        **extra,
     )
 
 
@@ -96,9 +142,20 @@ def _pads(levels: set[int]) -> list[Node]:
     """Two invisible nodes just outside the first and last column: vis fits the view to node positions before it
     has measured the labels drawn under shapes, so without them the outermost labels are cut off."""
     clear = {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)"}
-    return [Node(id=f"{PAD}{side}", label="", title=" ", shape="dot", size=1, color=clear, level=level,
-                 borderWidth=0, chosen=False)
-            for side, level in (("left", min(levels) - PAD_LEVELS), ("right", max(levels) + PAD_LEVELS))]
+    return [
+        Node(
+            id=f"{PAD}{side}",
+            label="",
+            title=" ",
+            shape="dot",
+            size=1,
+            color=clear,
+            level=level,
+            borderWidth=0,
+            chosen=False,
+        )
+        for side, level in (("left", min(levels) - PAD_LEVELS), ("right", max(levels) + PAD_LEVELS))
+    ]
 
 
 def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Edge:
@@ -106,9 +163,21 @@ def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Ed
     if word in FLIPPED:
         source, target, word = target, source, FLIPPED[word]
     shown = labelled and word != "CONTAINS"
-    extra = {"label": word.lower(), "font": {"size": 12, "color": colour, "strokeWidth": 3, "align": "middle"}} if shown else {}
-    return Edge(source=source, target=target, color=colour, title=plain(title or word.lower()), dashes=word in DASHED,
-                width=2.5 if word in ("REVERTS", "SUPERSEDES") else 1.5, arrows="to", **extra)
+    extra = (
+        {"label": word.lower(), "font": {"size": 12, "color": colour, "strokeWidth": 3, "align": "middle"}}
+        if shown
+        else {}
+    )
+    return Edge(
+        source=source,
+        target=target,
+        color=colour,
+        title=plain(title or word.lower()),
+        dashes=word in DASHED,
+        width=2.5 if word in ("REVERTS", "SUPERSEDES") else 1.5,
+        arrows="to",
+        **extra,
+    )
 
 
 GRID_COLUMNS, CELL_W, CELL_H = 5, 236, 62  # the overview grid in canvas units: the page draws it full width
@@ -141,9 +210,11 @@ def _grid(view: GraphView) -> list[Node]:
                 node.shape = "box"  # in the grid a decision is a box with its status colour; ◆ marks it
                 node.label = f"◆ {d.label}"
                 node.__dict__.update(margin=6, widthConstraint={"minimum": CELL_W - 30, "maximum": CELL_W - 30})
-                node.__dict__["color"] = {"background": TINTS.get(d.status, "#ffffff"),
-                                          "border": STATUS_COLOURS[d.status],
-                                          "highlight": {"background": TINTS.get(d.status, "#ffffff"), "border": "#111"}}
+                node.__dict__["color"] = {
+                    "background": TINTS.get(d.status, "#ffffff"),
+                    "border": STATUS_COLOURS[d.status],
+                    "highlight": {"background": TINTS.get(d.status, "#ffffff"), "border": "#111"},
+                }
                 out.append(_at(node, i % GRID_COLUMNS, row + i // GRID_COLUMNS))
             row += (len(inner) + GRID_COLUMNS - 1) // GRID_COLUMNS
         elif col >= GRID_COLUMNS:
@@ -161,24 +232,47 @@ def _config(height: int, hierarchical: bool, fixed: bool = False) -> Config:
     config = Config(height=height, width=900, directed=True, physics=not hierarchical, hierarchical=hierarchical)
     config.width = "100%"  # Config only formats pixels; vis accepts any CSS width
     config.groups = {}  # Config's default None reaches vis as "groups: null", which it rejects on every render
-    config.interaction = {"hover": True, "tooltipDelay": 150, "navigationButtons": True, "keyboard": False,
-                          "zoomView": True}
+    config.interaction = {
+        "hover": True,
+        "tooltipDelay": 150,
+        "navigationButtons": True,
+        "keyboard": False,
+        "zoomView": True,
+    }
     if fixed:
         config.physics = {"enabled": False}
         config.layout = {"hierarchical": {"enabled": False}}
         config.interaction["dragNodes"] = False
     elif hierarchical:
         # few nodes: the provenance chain reads left to right, one column per node type
-        config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                          "levelSeparation": 195, "nodeSpacing": 92, "treeSpacing": 92}}
-        config.edges = {"smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
-                                   "roundness": 0.4}}
+        config.layout = {
+            "hierarchical": {
+                "enabled": True,
+                "direction": "LR",
+                "sortMethod": "directed",
+                "levelSeparation": 195,
+                "nodeSpacing": 92,
+                "treeSpacing": 92,
+            }
+        }
+        config.edges = {
+            "smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal", "roundness": 0.4}
+        }
     else:
         # many nodes: one column per type would be a strip thousands of pixels tall; a force layout shows clusters
-        config.physics = {"enabled": True, "solver": "forceAtlas2Based", "minVelocity": 2, "timestep": 0.5,
-                          "forceAtlas2Based": {"gravitationalConstant": -120, "springLength": 110,
-                                               "centralGravity": 0.02, "avoidOverlap": 0.8},
-                          "stabilization": {"enabled": True, "iterations": 400, "fit": True}}
+        config.physics = {
+            "enabled": True,
+            "solver": "forceAtlas2Based",
+            "minVelocity": 2,
+            "timestep": 0.5,
+            "forceAtlas2Based": {
+                "gravitationalConstant": -120,
+                "springLength": 110,
+                "centralGravity": 0.02,
+                "avoidOverlap": 0.8,
+            },
+            "stabilization": {"enabled": True, "iterations": 400, "fit": True},
+        }
         config.layout = {"randomSeed": 7, "improvedLayout": True}
         config.edges = {"smooth": {"enabled": True, "type": "continuous"}}
     return config
@@ -201,8 +295,11 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
         edges = [_edge(e.source, e.target, e.word, e.title, labelled) for e in view.edges]
         config = _config(height, hierarchical=not compact)
     # the component's identity is its arguments: when they change it remounts and its last value is gone
-    signature = hashlib.sha1(json.dumps([[n.to_dict() for n in nodes], [e.to_dict() for e in edges],
-                                         config.__dict__], sort_keys=True, default=str).encode()).hexdigest()
+    signature = hashlib.sha1(
+        json.dumps(
+            [[n.to_dict() for n in nodes], [e.to_dict() for e in edges], config.__dict__], sort_keys=True, default=str
+        ).encode()
+    ).hexdigest()
     meta_key = f"{selection_key}__widget"
     meta = st.session_state.get(meta_key)
     if not meta or meta.get("signature") != signature:
@@ -216,8 +313,16 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     return new
 
 
-PATH_COLOURS = {"file": "#9aa5b1", "pr": "#4a7fd4", "issue": "#2aa6a6", "doc": "#6a5acd", "decision": "#e0a030",
-                "commit": "#7a8a99", "sym": "#b07cc6", "correction": "#e26fb0"}
+PATH_COLOURS = {
+    "file": "#9aa5b1",
+    "pr": "#4a7fd4",
+    "issue": "#2aa6a6",
+    "doc": "#6a5acd",
+    "decision": "#e0a030",
+    "commit": "#7a8a99",
+    "sym": "#b07cc6",
+    "correction": "#e26fb0",
+}
 
 
 def path_label(node_id: str) -> tuple[str, str]:
@@ -243,17 +348,27 @@ def draw_path(path: list[str], hops: list[str], height: int = 180) -> None:
         seen.add(nid)
         kind, label = path_label(nid)
         colour = PATH_COLOURS.get(kind, "#999999")
-        nodes.append(Node(id=nid, label=label, title=plain(nid), shape="box", level=i,
-                          color={"background": "#ffffff", "border": colour}, borderWidth=2,
-                          font={"size": 13, "color": "#1a1a1a", "face": "sans-serif"}))
+        nodes.append(
+            Node(
+                id=nid,
+                label=label,
+                title=plain(nid),
+                shape="box",
+                level=i,
+                color={"background": "#ffffff", "border": colour},
+                borderWidth=2,
+                font={"size": 13, "color": "#1a1a1a", "face": "sans-serif"},
+            )
+        )
     for a, b in zip(path, path[1:], strict=False):
         if a != b:
             edges.append(Edge(source=a, target=b, color="#8a9bb0", arrows="to", width=1.5))
     config = Config(height=height, width=900, directed=True, physics=False, hierarchical=True)
     config.width = "100%"
     config.groups = {}
-    config.layout = {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                      "levelSeparation": 150}}
+    config.layout = {
+        "hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed", "levelSeparation": 150}
+    }
     config.interaction = {"hover": True, "dragNodes": False, "zoomView": False}
     st.caption("Reasoning path (" + " → ".join(hops) + ")")
     agraph(nodes=nodes, edges=edges, config=config)

@@ -51,22 +51,34 @@ def pr_number(text: str, repo: str) -> int:
     return number
 
 
-def read_input(kind: str, repo: str, *, pasted: str = "", upload_name: str | None = None,
-               upload_bytes: bytes | None = None, pr_text: str = "") -> GuardInput:
+def read_input(
+    kind: str,
+    repo: str,
+    *,
+    pasted: str = "",
+    upload_name: str | None = None,
+    upload_bytes: bytes | None = None,
+    pr_text: str = "",
+) -> GuardInput:
     """The one input the user chose, validated; the others are ignored whatever they hold."""
     if kind == "paste":
         if not pasted.strip():
             raise InvalidInput("nothing to guard: paste a diff (or choose another input above)")
-        return GuardInput("paste", f"the pasted diff ({_changed_lines(pasted)} changed lines, {_digest(pasted)})",
-                          pasted, None)
+        return GuardInput(
+            "paste", f"the pasted diff ({_changed_lines(pasted)} changed lines, {_digest(pasted)})", pasted, None
+        )
     if kind == "upload":
         if upload_bytes is None:
             raise InvalidInput("nothing to guard: choose a .diff or .patch file (or another input above)")
         if len(upload_bytes) > MAX_UPLOAD:
             raise InvalidInput(f"the patch is {len(upload_bytes) / 2**20:.1f} MB; the limit is 10 MB")
         text = upload_bytes.decode("utf-8", errors="replace")
-        return GuardInput("upload", f"the uploaded file {upload_name or 'patch'} ({_changed_lines(text)} changed lines, "
-                          f"{_digest(text)})", text, None)
+        return GuardInput(
+            "upload",
+            f"the uploaded file {upload_name or 'patch'} ({_changed_lines(text)} changed lines, {_digest(text)})",
+            text,
+            None,
+        )
     if kind == "pr":
         if not pr_text.strip():
             raise InvalidInput("nothing to guard: give a PR number or URL (or choose another input above)")

@@ -23,15 +23,22 @@ from ui.graph_widget import draw_path
 STATUS_BADGE = {"holds": "green", "stale": "orange", "broken": "red"}
 
 
-def show_review(store: Store, repo: str, report: GuardReport, diff_text: str | None,
-                extras: Callable[[Finding], None] | None = None) -> None:
+def show_review(
+    store: Store, repo: str, report: GuardReport, diff_text: str | None, extras: Callable[[Finding], None] | None = None
+) -> None:
     """``extras`` draws what the page adds under each finding (the Guard page: reviewers' entries and feedback)."""
     review = build_review(report, diff_text)
     if review.by_file:
         st.markdown("**Summary** (grouped by file)")
-        st.dataframe(pd.DataFrame(review.rows()), hide_index=True, width="stretch",
-                     column_config={"link": st.column_config.LinkColumn("link", display_text="open"),
-                                    "decision": st.column_config.TextColumn("decision", width="large")})
+        st.dataframe(
+            pd.DataFrame(review.rows()),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "link": st.column_config.LinkColumn("link", display_text="open"),
+                "decision": st.column_config.TextColumn("decision", width="large"),
+            },
+        )
     n = 0
     for path, items in review.by_file.items():
         st.markdown(f"#### {md(path)}")
@@ -56,8 +63,11 @@ def card(store: Store, repo: str, i: int, item: ReviewItem, extras: Callable[[Fi
         if item.lines:
             diff_lines(item)
         if f.premises:
-            st.markdown(" ".join(f":{STATUS_BADGE.get(p['status'], 'gray')}-badge[{p['rule']} {p['status']}]"
-                                 for p in f.premises))
+            st.markdown(
+                " ".join(
+                    f":{STATUS_BADGE.get(p['status'], 'gray')}-badge[{p['rule']} {p['status']}]" for p in f.premises
+                )
+            )
             for p in f.premises:
                 st.caption(f"{p['rule']}: {md(p['detail'])}")
         else:
@@ -94,8 +104,10 @@ def diff_lines(item: ReviewItem) -> None:
         style = f"background:{colour};" + ("font-weight:600;border-left:3px solid #f0a500;" if x.hit else "")
         rows.append(f'<div style="{style}padding:0 6px;white-space:pre-wrap">{html.escape(x.kind + x.text)}</div>')
     st.caption("Lines of this diff that triggered it (bold: they use the decision's identifiers or words)")
-    st.html('<div style="font-family:monospace;font-size:0.8rem;border:1px solid #ddd;border-radius:6px;'
-            f'max-height:220px;overflow:auto">{"".join(rows)}</div>')
+    st.html(
+        '<div style="font-family:monospace;font-size:0.8rem;border:1px solid #ddd;border-radius:6px;'
+        f'max-height:220px;overflow:auto">{"".join(rows)}</div>'
+    )
 
 
 def cleared(review: Review) -> None:
@@ -109,8 +121,11 @@ def cleared(review: Review) -> None:
 def cypher(report: GuardReport) -> None:
     with st.expander(f"The Cypher it ran ({len(report.cypher)} statements, with parameter values)"):
         st.caption("Each statement as FalkorDB Browser runs it: parameters first as CYPHER name=value.")
-        st.dataframe(pd.DataFrame([{k: c[k] for k in ("name", "ms", "rows")} for c in report.cypher]),
-                     hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame([{k: c[k] for k in ("name", "ms", "rows")} for c in report.cypher]),
+            hide_index=True,
+            width="stretch",
+        )
         for k, c in enumerate(report.cypher):
             params = report.cypher_params[k] if k < len(report.cypher_params) else {}
             st.caption(f"{c['name']} · {c['ms']:.2f} ms · {c['rows']} rows")

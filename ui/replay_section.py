@@ -26,8 +26,10 @@ def _pct(v: Any) -> str:
 
 def replay_section() -> None:
     st.subheader("Replay history")
-    st.caption("Guards every revert and a seeded sample of ordinary changes of a real history, each against the "
-               "graph as it was just before that change landed.")
+    st.caption(
+        "Guards every revert and a seeded sample of ordinary changes of a real history, each against the "
+        "graph as it was just before that change landed."
+    )
     c1, c2 = st.columns([1, 3])
     kind = c1.radio("History", ["git clone", "snapshot folder"], key="replay_kind")
     default = str(ROOT) if kind == "git clone" else str(DEFAULT_SNAPSHOT)
@@ -69,34 +71,62 @@ def runs_table(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in runs:
         m = r.get("metrics") or {}
         counts = m.get("counts") or {}
-        out.append({"at": r.get("at"), "git": str(r.get("git_sha") or "-")[:12], "source": r.get("source"),
-                    "seed": r.get("seed"), "reverts (code) caught": _pct(m.get("catch_rate")),
-                    "all reverts caught": _pct(m.get("catch_rate_all")),
-                    "ordinary warned": _pct(m.get("ordinary_warn_rate")),
-                    "cases": counts.get("revert", 0) + counts.get("ordinary", 0), "seconds": m.get("seconds")})
+        out.append(
+            {
+                "at": r.get("at"),
+                "git": str(r.get("git_sha") or "-")[:12],
+                "source": r.get("source"),
+                "seed": r.get("seed"),
+                "reverts (code) caught": _pct(m.get("catch_rate")),
+                "all reverts caught": _pct(m.get("catch_rate_all")),
+                "ordinary warned": _pct(m.get("ordinary_warn_rate")),
+                "cases": counts.get("revert", 0) + counts.get("ordinary", 0),
+                "seconds": m.get("seconds"),
+            }
+        )
     return out
 
 
 def case_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"change": c["id"], "kind": c["kind"], "title": c["title"], "reverts": c.get("target") or "",
-             "scope": c.get("scope") or "", "verdict": c["verdict"],
-             "ok": (bool(c["caught"]) if c["kind"] == "revert" else c["verdict"] != "warn"),
-             "rules": ", ".join(c.get("rules") or []), "cited": ", ".join(c.get("cited") or []),
-             "guard ms": c.get("guard_ms")} for c in cases]
+    return [
+        {
+            "change": c["id"],
+            "kind": c["kind"],
+            "title": c["title"],
+            "reverts": c.get("target") or "",
+            "scope": c.get("scope") or "",
+            "verdict": c["verdict"],
+            "ok": (bool(c["caught"]) if c["kind"] == "revert" else c["verdict"] != "warn"),
+            "rules": ", ".join(c.get("rules") or []),
+            "cited": ", ".join(c.get("cited") or []),
+            "guard ms": c.get("guard_ms"),
+        }
+        for c in cases
+    ]
 
 
 def replay_results(res: dict[str, Any]) -> None:
     m = res["metrics"]
     cols = st.columns(4)
-    cols[0].metric("Reverts of product code caught", _pct(m["catch_rate"]),
-                   help=f"{m['caught_code']} of {m['counts']['revert_code']}")
+    cols[0].metric(
+        "Reverts of product code caught",
+        _pct(m["catch_rate"]),
+        help=f"{m['caught_code']} of {m['counts']['revert_code']}",
+    )
     cols[1].metric("All reverts caught", _pct(m["catch_rate_all"]), help=f"{m['caught']} of {m['counts']['revert']}")
-    cols[2].metric("Ordinary changes warned", _pct(m["ordinary_warn_rate"]),
-                   help=f"{m['ordinary_warned']} of {m['counts']['ordinary']}")
+    cols[2].metric(
+        "Ordinary changes warned",
+        _pct(m["ordinary_warn_rate"]),
+        help=f"{m['ordinary_warned']} of {m['counts']['ordinary']}",
+    )
     cols[3].metric("Guard per case (p50)", f"{m['guard_ms_p50']} ms" if m["guard_ms_p50"] is not None else "-")
-    st.text(f"{res['source']} · {m['steps']} changes walked · {m['reverts_found']} reverts found · seed {res['seed']} · "
-            f"judge {res['run']['judge']} · git {res['run']['git_sha'] or '-'} · {m['seconds']} s")
-    rules = [{"where": k.replace("_", " "), "rule": r, "findings": n} for k, v in m["rules"].items() for r, n in v.items()]
+    st.text(
+        f"{res['source']} · {m['steps']} changes walked · {m['reverts_found']} reverts found · seed {res['seed']} · "
+        f"judge {res['run']['judge']} · git {res['run']['git_sha'] or '-'} · {m['seconds']} s"
+    )
+    rules = [
+        {"where": k.replace("_", " "), "rule": r, "findings": n} for k, v in m["rules"].items() for r, n in v.items()
+    ]
     if rules:
         st.markdown("**Rules on the contradicting findings**")
         st.dataframe(pd.DataFrame(rules), hide_index=True)
@@ -106,9 +136,15 @@ def replay_results(res: dict[str, Any]) -> None:
     if not ids:
         return
     by_id = {c["id"]: c for c in res["cases"]}
-    pick = st.selectbox("Inspect a case", ids, key="replay_case_pick",
-                        format_func=lambda i: f"{'ok' if case_rows([by_id[i]])[0]['ok'] else 'MISS'} · {by_id[i]['kind']} · "
-                                              f"{i} · {by_id[i]['title'][:60]}")
+    pick = st.selectbox(
+        "Inspect a case",
+        ids,
+        key="replay_case_pick",
+        format_func=lambda i: (
+            f"{'ok' if case_rows([by_id[i]])[0]['ok'] else 'MISS'} · {by_id[i]['kind']} · "
+            f"{i} · {by_id[i]['title'][:60]}"
+        ),
+    )
     if pick:
         case_detail(by_id[pick])
 
@@ -124,7 +160,9 @@ def case_detail(c: dict[str, Any]) -> None:
         st.caption("The guard returned no findings.")
     for f in c.get("findings") or []:
         with st.container(border=True):
-            st.text(f"{f['label']} · {f['decision_id']} · score {f['score']} · via {' + '.join(f.get('hops') or [])}"
-                    f" · rules {', '.join(f.get('rules') or []) or '-'}")
+            st.text(
+                f"{f['label']} · {f['decision_id']} · score {f['score']} · via {' + '.join(f.get('hops') or [])}"
+                f" · rules {', '.join(f.get('rules') or []) or '-'}"
+            )
             st.text(f.get("summary") or "")
             st.text(f.get("reason") or "")

@@ -38,20 +38,34 @@ class ActionClient:
             h["Authorization"] = f"Bearer {self.token}"
         return h
 
-    def _send(self, method: str, url: str, *, accept: str | None = None, json: Any = None,
-              params: dict[str, Any] | None = None) -> requests.Response:
+    def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        accept: str | None = None,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+    ) -> requests.Response:
         attempts = GET_ATTEMPTS if method == "GET" else 1  # a write is never sent twice
         for attempt in range(1, attempts + 1):
             try:
-                resp = self.session.request(method, url, headers=self._headers(accept or "application/vnd.github+json"),
-                                            json=json, params=params, timeout=TIMEOUT_S)
+                resp = self.session.request(
+                    method,
+                    url,
+                    headers=self._headers(accept or "application/vnd.github+json"),
+                    json=json,
+                    params=params,
+                    timeout=TIMEOUT_S,
+                )
             except requests.RequestException as e:
                 if attempt == attempts:
                     raise GitHubError(f"{method} {url} failed: {type(e).__name__}: {e}", None, url) from e
                 time.sleep(0.5 * attempt)
                 continue
-            if resp.status_code in (403, 429) and (resp.headers.get("X-RateLimit-Remaining") == "0"
-                                                   or resp.headers.get("Retry-After")):
+            if resp.status_code in (403, 429) and (
+                resp.headers.get("X-RateLimit-Remaining") == "0" or resp.headers.get("Retry-After")
+            ):
                 reset = resp.headers.get("X-RateLimit-Reset")
                 wait = resp.headers.get("Retry-After")
                 raise RateLimited(float(reset) if reset else time.time() + float(wait or 60), url)
@@ -59,8 +73,9 @@ class ActionClient:
                 time.sleep(0.5 * attempt)
                 continue
             if resp.status_code >= 400:
-                raise GitHubError(f"GitHub answered {resp.status_code} to {method} {url}: {_message(resp)}",
-                                  resp.status_code, url)
+                raise GitHubError(
+                    f"GitHub answered {resp.status_code} to {method} {url}: {_message(resp)}", resp.status_code, url
+                )
             return resp
         raise AssertionError("unreachable")  # the loop returns or raises
 
@@ -68,11 +83,13 @@ class ActionClient:
         try:
             data = resp.json()
         except ValueError:
-            raise GitHubError(f"GitHub answered {resp.url} with a body that is not JSON", resp.status_code,
-                              resp.url) from None
+            raise GitHubError(
+                f"GitHub answered {resp.url} with a body that is not JSON", resp.status_code, resp.url
+            ) from None
         if not isinstance(data, want):
-            raise GitHubError(f"expected a {want.__name__} from {resp.url}, got {type(data).__name__}",
-                              resp.status_code, resp.url)
+            raise GitHubError(
+                f"expected a {want.__name__} from {resp.url}, got {type(data).__name__}", resp.status_code, resp.url
+            )
         return data
 
     def pull(self, number: int) -> Json:
@@ -98,8 +115,9 @@ class ActionClient:
         return self._json(self._send("POST", self._url(f"/issues/{number}/comments"), json={"body": body}), dict)
 
     def update_comment(self, comment_id: int, body: str) -> Json:
-        return self._json(self._send("PATCH", self._url(f"/issues/comments/{int(comment_id)}"), json={"body": body}),
-                          dict)
+        return self._json(
+            self._send("PATCH", self._url(f"/issues/comments/{int(comment_id)}"), json={"body": body}), dict
+        )
 
     def create_check_run(self, payload: Json) -> Json:
         return self._json(self._send("POST", self._url("/check-runs"), json=payload), dict)

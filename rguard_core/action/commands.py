@@ -17,8 +17,9 @@ from typing import Any
 
 from ..errors import RGuardError
 
-_COMMAND = re.compile(r"^[ \t]*/rguard[ \t]+(?P<kind>ack|wrong|override)\b[ \t]*(?P<rest>.*)$",
-                      re.IGNORECASE | re.MULTILINE | re.DOTALL)
+_COMMAND = re.compile(
+    r"^[ \t]*/rguard[ \t]+(?P<kind>ack|wrong|override)\b[ \t]*(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE | re.DOTALL
+)
 _DECISION = re.compile(r"^(?P<id>decision:\S+)\s*")
 STATE = re.compile(r"<!-- rguard-state: (?P<data>[A-Za-z0-9+/=]*) -->")
 
@@ -53,7 +54,7 @@ def parse_command(comment: dict[str, Any]) -> Command | None:
     rest = m["rest"].strip()
     d = _DECISION.match(rest)
     decision = d["id"] if d else None
-    reason = rest[d.end():].strip() if d else rest
+    reason = rest[d.end() :].strip() if d else rest
     return Command(int(comment["id"]), str(user.get("login") or ""), m["kind"].lower(), decision, reason)
 
 
@@ -70,9 +71,17 @@ def decode_state(body: str | None) -> list[Outcome]:
         return []
     try:
         rows = json.loads(base64.b64decode(m["data"], validate=True).decode("utf-8"))
-        return [Outcome(int(r["comment_id"]), str(r["login"]), str(r["kind"]),
-                        None if r.get("decision_id") is None else str(r["decision_id"]), str(r["status"]),
-                        str(r["detail"])) for r in rows]
+        return [
+            Outcome(
+                int(r["comment_id"]),
+                str(r["login"]),
+                str(r["kind"]),
+                None if r.get("decision_id") is None else str(r["decision_id"]),
+                str(r["status"]),
+                str(r["detail"]),
+            )
+            for r in rows
+        ]
     except (ValueError, KeyError, TypeError):
         return []
 
@@ -84,16 +93,40 @@ def handle(commands: list[Command], permission: Any, record: Any, default_decisi
         decision = c.decision_id or default_decision
         perm = permission(c.login) if c.login else "none"
         if perm not in ("admin", "maintain", "write"):
-            out.append(Outcome(c.comment_id, c.login, c.kind, decision, "refused",
-                               f"needs write permission on the repository; {c.login or 'the author'} has {perm}"))
+            out.append(
+                Outcome(
+                    c.comment_id,
+                    c.login,
+                    c.kind,
+                    decision,
+                    "refused",
+                    f"needs write permission on the repository; {c.login or 'the author'} has {perm}",
+                )
+            )
             continue
         if decision is None:
-            out.append(Outcome(c.comment_id, c.login, c.kind, None, "refused",
-                               "no finding to apply it to; name one: /rguard " + c.kind + " decision:ID <reason>"))
+            out.append(
+                Outcome(
+                    c.comment_id,
+                    c.login,
+                    c.kind,
+                    None,
+                    "refused",
+                    "no finding to apply it to; name one: /rguard " + c.kind + " decision:ID <reason>",
+                )
+            )
             continue
         if not c.reason:
-            out.append(Outcome(c.comment_id, c.login, c.kind, decision, "refused",
-                               f"say why after the command: /rguard {c.kind} {decision} <reason>"))
+            out.append(
+                Outcome(
+                    c.comment_id,
+                    c.login,
+                    c.kind,
+                    decision,
+                    "refused",
+                    f"say why after the command: /rguard {c.kind} {decision} <reason>",
+                )
+            )
             continue
         try:
             res = record(c, decision)
@@ -101,5 +134,7 @@ def handle(commands: list[Command], permission: Any, record: Any, default_decisi
             out.append(Outcome(c.comment_id, c.login, c.kind, decision, "failed", str(e)))
             continue
         extra = f"; new decision {res['new_decision']}" if res.get("new_decision") else ""
-        out.append(Outcome(c.comment_id, c.login, c.kind, decision, "recorded", f"recorded as {res['correction']}{extra}"))
+        out.append(
+            Outcome(c.comment_id, c.login, c.kind, decision, "recorded", f"recorded as {res['correction']}{extra}")
+        )
     return out

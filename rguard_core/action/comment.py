@@ -37,12 +37,22 @@ def source_name(f: Finding) -> str:
 
 
 def render_finding(i: int, f: Finding) -> str:
-    lines = [f"#### {i}. {f.label}: {md_code(f.decision_id, 120)} from {source_name(f)} (score {f.score:.2f})", "",
-             f"Decision: {md_code(f.summary)}", "", "Quoted from the source:", "", md_block(f.quote, 1500), "",
-             f"Link: {md_link(f.source_url)}"]
+    lines = [
+        f"#### {i}. {f.label}: {md_code(f.decision_id, 120)} from {source_name(f)} (score {f.score:.2f})",
+        "",
+        f"Decision: {md_code(f.summary)}",
+        "",
+        "Quoted from the source:",
+        "",
+        md_block(f.quote, 1500),
+        "",
+        f"Link: {md_link(f.source_url)}",
+    ]
     for p in f.premises:
-        lines.append(f"- premise {md_code(p.get('rule', ''), 10)} {md_code(p.get('status', ''), 20)}: "
-                     f"{md_code(p.get('detail', ''))}")
+        lines.append(
+            f"- premise {md_code(p.get('rule', ''), 10)} {md_code(p.get('status', ''), 20)}: "
+            f"{md_code(p.get('detail', ''))}"
+        )
     for a in f.alternatives[:3]:
         lines.append(f"- rejected alternative: {md_code(a.get('quote', ''))}")
     if f.experts:
@@ -50,9 +60,12 @@ def render_finding(i: int, f: Finding) -> str:
         lines.append(f"- ask: {who} (bus factor {f.bus_factor})")
     for n in f.learned[:5]:
         lines.append(f"- learned: {md_code(n)}")
-    lines += ["", f"Reply {md_code(f'/rguard ack {f.decision_id} <reason>', 200)}, "
-                  f"{md_code(f'/rguard wrong {f.decision_id} <reason>', 200)} or "
-                  f"{md_code(f'/rguard override {f.decision_id} <the new decision>', 200)} (write permission needed)."]
+    lines += [
+        "",
+        f"Reply {md_code(f'/rguard ack {f.decision_id} <reason>', 200)}, "
+        f"{md_code(f'/rguard wrong {f.decision_id} <reason>', 200)} or "
+        f"{md_code(f'/rguard override {f.decision_id} <the new decision>', 200)} (write permission needed).",
+    ]
     return "\n".join(lines)
 
 
@@ -63,14 +76,22 @@ def render_outcome(o: Outcome) -> str:
 
 def render_body(report: GuardReport, head_sha: str, outcomes: list[Outcome]) -> str:
     """The whole sticky comment: marker, verdict, findings, feedback, and the hidden record of outcomes."""
-    head = [MARKER, f"### RGuard: {VERDICT_LINE[report.verdict]}", "",
-            f"Checked {md_code(head_sha[:12], 20)} against the recorded decisions of {md_code(report.repo, 120)}: "
-            f"{len(report.findings)} finding(s)."]
+    head = [
+        MARKER,
+        f"### RGuard: {VERDICT_LINE[report.verdict]}",
+        "",
+        f"Checked {md_code(head_sha[:12], 20)} against the recorded decisions of {md_code(report.repo, 120)}: "
+        f"{len(report.findings)} finding(s).",
+    ]
     tail = []
     if report.dismissed:  # reviewers' "wrong" on these lines: listed, not counted in the verdict
         tail += ["", "#### Dismissed by reviewers"]
-        tail += [f"- {md_code(f.decision_id, 120)}: dismissed by {md_code(f.dismissed.by, 60)}: "
-                 f"{md_code(f.dismissed.reason)}" for f in report.dismissed if f.dismissed is not None]
+        tail += [
+            f"- {md_code(f.decision_id, 120)}: dismissed by {md_code(f.dismissed.by, 60)}: "
+            f"{md_code(f.dismissed.reason)}"
+            for f in report.dismissed
+            if f.dismissed is not None
+        ]
     if outcomes:
         tail += ["", "#### Feedback", *[render_outcome(o) for o in outcomes[-MAX_OUTCOMES_SHOWN:]]]
     tail += ["", encode_state(outcomes)]
@@ -115,16 +136,20 @@ def check_annotations(report: GuardReport, diff: ParsedDiff) -> list[dict[str, A
     lines = annotation_lines(diff)
     out = []
     for f in report.findings:
-        files = [p[len("file:"):] for p in f.path if p.startswith("file:") and p[len("file:"):] in lines]
+        files = [p[len("file:") :] for p in f.path if p.startswith("file:") and p[len("file:") :] in lines]
         path = files[0] if files else next(iter(lines), None)
         if path is None:
             continue
-        out.append({
-            "path": path, "start_line": lines[path], "end_line": lines[path],
-            "annotation_level": "warning" if f.label == "contradicts" else "notice",
-            "title": one_line(f"{f.label}: {f.decision_id}", 255),
-            "message": one_line(f"{f.summary} | quote: \"{f.quote}\" | {f.source_url}", 4000),
-        })
+        out.append(
+            {
+                "path": path,
+                "start_line": lines[path],
+                "end_line": lines[path],
+                "annotation_level": "warning" if f.label == "contradicts" else "notice",
+                "title": one_line(f"{f.label}: {f.decision_id}", 255),
+                "message": one_line(f'{f.summary} | quote: "{f.quote}" | {f.source_url}', 4000),
+            }
+        )
     return out[:MAX_ANNOTATIONS]
 
 

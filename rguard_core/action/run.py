@@ -45,10 +45,18 @@ class ActionResult:
     skipped_files: list[str] = field(default_factory=list)  # left unchecked by the diff limits: fails the gate
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pr": self.pr, "head_sha": self.head_sha, "verdict": self.verdict, "comment_id": self.comment_id,
-                "comment_created": self.comment_created, "check_run_id": self.check_run_id,
-                "outcomes": [o.__dict__ for o in self.outcomes], "notes": self.notes,
-                "findings": self.finding_lines, "skipped_files": self.skipped_files}
+        return {
+            "pr": self.pr,
+            "head_sha": self.head_sha,
+            "verdict": self.verdict,
+            "comment_id": self.comment_id,
+            "comment_created": self.comment_created,
+            "check_run_id": self.check_run_id,
+            "outcomes": [o.__dict__ for o in self.outcomes],
+            "notes": self.notes,
+            "findings": self.finding_lines,
+            "skipped_files": self.skipped_files,
+        }
 
 
 def pr_from_event(event_path: str | None) -> int | None:
@@ -79,8 +87,15 @@ def find_sticky(comments: list[dict[str, Any]], author: str | None = None) -> di
     return None
 
 
-def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, judge: str = "offline",
-               comment_author: str | None = None) -> ActionResult:
+def run_action(
+    store: Store,
+    client: ActionClient,
+    graph_repo: str,
+    pr: int,
+    *,
+    judge: str = "offline",
+    comment_author: str | None = None,
+) -> ActionResult:
     graph_repo = validate_repo(graph_repo)
     pull = client.pull(pr)
     head_sha = str((pull.get("head") or {}).get("sha") or "")
@@ -103,8 +118,16 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
     lines_of = {f.decision_id: f.lines_key for f in [*report.findings, *report.dismissed]}
 
     def record(cmd: Command, decision: str) -> dict[str, Any]:
-        return record_feedback(store, graph_repo, decision, cmd.kind, cmd.login, cmd.reason,
-                               lines_key=lines_of.get(decision), diff=diff_text)
+        return record_feedback(
+            store,
+            graph_repo,
+            decision,
+            cmd.kind,
+            cmd.login,
+            cmd.reason,
+            lines_key=lines_of.get(decision),
+            diff=diff_text,
+        )
 
     default = report.findings[0].decision_id if report.findings else None
     outcomes = handle(todo, client.permission, record, default)
@@ -126,8 +149,18 @@ def run_action(store: Store, client: ActionClient, graph_repo: str, pr: int, *, 
     parsed = parse_diff(diff_text) if diff_text.strip() else ParsedDiff([], [])
     check_id = _check_run(client, report, parsed, head_sha, notes)
     lines = [finding_line(f, parsed.paths) for f in report.findings]
-    return ActionResult(pr, head_sha, report.verdict, int(comment.get("id") or 0), created, check_id, outcomes, notes,
-                        lines, list(report.skipped_files))
+    return ActionResult(
+        pr,
+        head_sha,
+        report.verdict,
+        int(comment.get("id") or 0),
+        created,
+        check_id,
+        outcomes,
+        notes,
+        lines,
+        list(report.skipped_files),
+    )
 
 
 def _guard(store: Store, repo: str, diff_text: str, judge: str, pr: int) -> GuardReport:
@@ -136,17 +169,32 @@ def _guard(store: Store, repo: str, diff_text: str, judge: str, pr: int) -> Guar
     # a pull request without file changes: nothing to guard (the guard itself refuses an empty diff)
     if not store.repo_graph(repo).exists():
         raise UnknownRepository(repo)
-    return GuardReport(repo, "pass", [], [], {"parse": 0.0, "graph": 0.0, "judge": 0.0, "total": 0.0},
-                       [f"pull request #{pr} changes no files"])
+    return GuardReport(
+        repo,
+        "pass",
+        [],
+        [],
+        {"parse": 0.0, "graph": 0.0, "judge": 0.0, "total": 0.0},
+        [f"pull request #{pr} changes no files"],
+    )
 
 
-def _check_run(client: ActionClient, report: GuardReport, diff: ParsedDiff, head_sha: str,
-               notes: list[str]) -> int | None:
+def _check_run(
+    client: ActionClient, report: GuardReport, diff: ParsedDiff, head_sha: str, notes: list[str]
+) -> int | None:
     anns = check_annotations(report, diff)
-    title = {"warn": "contradicts an earlier decision", "note": "touches earlier decisions",
-             "pass": "no earlier decision affected"}[report.verdict]
-    payload = {"name": CHECK_NAME, "head_sha": head_sha, "status": "completed", "conclusion": "neutral",
-               "output": {"title": f"RGuard: {title}", "summary": check_summary(report), "annotations": anns}}
+    title = {
+        "warn": "contradicts an earlier decision",
+        "note": "touches earlier decisions",
+        "pass": "no earlier decision affected",
+    }[report.verdict]
+    payload = {
+        "name": CHECK_NAME,
+        "head_sha": head_sha,
+        "status": "completed",
+        "conclusion": "neutral",
+        "output": {"title": f"RGuard: {title}", "summary": check_summary(report), "annotations": anns},
+    }
     try:
         return int(client.create_check_run(payload).get("id") or 0)
     except GitHubError as e:

@@ -73,7 +73,7 @@ class EsResolver:
         if pkg is None:
             return "external"
         folder, entries = pkg
-        sub = spec[len(name):].lstrip("/")
+        sub = spec[len(name) :].lstrip("/")
         if sub:
             target = self.file_for(_join(folder, sub)) or self.file_for(_join(folder, "src/" + sub))
         else:
@@ -93,7 +93,7 @@ class EsResolver:
             pre, _, post = pattern.partition("*")
             if spec.startswith(pre) and spec.endswith(post) and len(spec) >= len(pre) + len(post):
                 if best is None or len(pre) > best[0]:
-                    best = (len(pre), spec[len(pre):len(spec) - len(post)], subs)
+                    best = (len(pre), spec[len(pre) : len(spec) - len(post)], subs)
         if best is None:
             return None, False
         for sub in best[2]:

@@ -13,8 +13,14 @@ Lang = Literal["python", "typescript", "javascript"]
 # imports that look internal but could not be proven (they count against the resolved ratio).
 # ``compiled_module`` is a C extension of the tree (``_x.cpython-312-….so``): ours, but no source to map.
 Reason = Literal["external", "stdlib", "compiled_module", "missing_file", "namespace_package", "unsupported_syntax"]
-REASONS: tuple[Reason, ...] = ("external", "stdlib", "compiled_module", "missing_file", "namespace_package",
-                               "unsupported_syntax")
+REASONS: tuple[Reason, ...] = (
+    "external",
+    "stdlib",
+    "compiled_module",
+    "missing_file",
+    "namespace_package",
+    "unsupported_syntax",
+)
 OUTSIDE_TREE: frozenset[str] = frozenset({"external", "stdlib", "compiled_module"})
 
 
@@ -83,10 +89,15 @@ class Coverage:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "files_in_tree": self.files_in_tree, "files_parsed": self.files_parsed,
-            "files_skipped": dict(self.files_skipped), "files_with_syntax_errors": self.files_with_syntax_errors,
-            "imports": self.imports, "resolved": self.resolved, "internal": self.internal,
-            "resolved_ratio": self.resolved_ratio, "unresolved": dict(self.unresolved),
+            "files_in_tree": self.files_in_tree,
+            "files_parsed": self.files_parsed,
+            "files_skipped": dict(self.files_skipped),
+            "files_with_syntax_errors": self.files_with_syntax_errors,
+            "imports": self.imports,
+            "resolved": self.resolved,
+            "internal": self.internal,
+            "resolved_ratio": self.resolved_ratio,
+            "unresolved": dict(self.unresolved),
             "by_lang": {k: dict(v) for k, v in self.by_lang.items()},
             "examples": {k: list(v) for k, v in self.examples.items()},
         }
@@ -114,7 +125,13 @@ class BuildResult:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "repo": self.repo, "source": self.tree.source, "commit": self.tree.commit, "ref": self.tree.ref,
-            "files": self.files, "edges": self.edges, "edges_by_kind": dict(self.edges_by_kind),
-            "coverage": self.coverage.as_dict(), "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+            "repo": self.repo,
+            "source": self.tree.source,
+            "commit": self.tree.commit,
+            "ref": self.tree.ref,
+            "files": self.files,
+            "edges": self.edges,
+            "edges_by_kind": dict(self.edges_by_kind),
+            "coverage": self.coverage.as_dict(),
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
         }

@@ -16,8 +16,14 @@ from .model import EdgeKind, ImportRef, Lang, ParsedFile
 
 LANG_BY_EXT: dict[str, Lang] = {
     ".py": "python",
-    ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
 }
 
 _PY_QUERY = """
@@ -168,8 +174,11 @@ def _es(matches: list[tuple[int, dict[str, list[Any]]]]) -> list[ImportRef]:
             first = args.named_children[0] if args.named_children else None
             value = _string_value(first, "es")
             line = args.start_point[0] + 1
-            out.append(ImportRef(kind, value, line) if value is not None
-                       else ImportRef(kind, _text(first)[:80], line, literal=False))
+            out.append(
+                ImportRef(kind, value, line)
+                if value is not None
+                else ImportRef(kind, _text(first)[:80], line, literal=False)
+            )
     return out
 
 

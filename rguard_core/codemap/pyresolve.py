@@ -30,8 +30,11 @@ class PythonResolver:
         self.dirs = _dirs(files)
         self.roots = source_roots(files, self.dirs)
         # C extensions: ``pkg/_speedups.cpython-312-x86_64-linux-gnu.so`` -> ``pkg/_speedups``
-        self.compiled = {posixpath.join(posixpath.dirname(f), posixpath.basename(f).split(".", 1)[0])
-                         for f in files if f.endswith((".so", ".pyd"))}
+        self.compiled = {
+            posixpath.join(posixpath.dirname(f), posixpath.basename(f).split(".", 1)[0])
+            for f in files
+            if f.endswith((".so", ".pyd"))
+        }
         self._roots_cache: dict[str, list[str]] = {}
 
     def roots_for(self, importer: str) -> list[str]:
@@ -106,8 +109,9 @@ class PythonResolver:
             edges.insert(0, (file, ref.specifier))
         return edges
 
-    def _outcome(self, found: Found | None, parts: list[str], roots: list[str],
-                 edges: list[tuple[str, str]], ref: ImportRef) -> list[tuple[str, str]] | Reason:
+    def _outcome(
+        self, found: Found | None, parts: list[str], roots: list[str], edges: list[tuple[str, str]], ref: ImportRef
+    ) -> list[tuple[str, str]] | Reason:
         if edges:
             return edges
         if self._compiled(parts, roots) or (found is not None and self._names_compiled(found, ref)):

@@ -62,8 +62,10 @@ class _Bounded:
         data: bytes = self.raw.read(n if n is not None and n >= 0 else 1024 * 1024)
         self.count += len(data)
         if self.count > self.limit:
-            raise SourceError(f"{self.what} is larger than {self.limit // (1024 * 1024)} MB; refusing to read more "
-                              "(nothing was written)")
+            raise SourceError(
+                f"{self.what} is larger than {self.limit // (1024 * 1024)} MB; refusing to read more "
+                "(nothing was written)"
+            )
         return data
 
 
@@ -146,8 +148,12 @@ def tree_from_git(path: str | Path, rev: str = "HEAD") -> Tree:
         raise InvalidInput(f"invalid git revision {rev!r}")
     commit = _git(top, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}")
     info = TreeInfo("git", commit, None if rev == "HEAD" else rev, str(top.resolve()))
-    proc = subprocess.Popen(["git", "-C", str(top), "archive", "--format=tar", commit], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=_git_env())
+    proc = subprocess.Popen(
+        ["git", "-C", str(top), "archive", "--format=tar", commit],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_git_env(),
+    )
     try:
         assert proc.stdout is not None
         tree = read_tar(proc.stdout, info, strip_top=False)
@@ -164,9 +170,15 @@ def tree_from_git(path: str | Path, rev: str = "HEAD") -> Tree:
 # --- a GitHub tarball -----------------------------------------------------------------------------------
 
 
-def tree_from_github(repo: str, ref: str, api_url: str, token: str | None = None,
-                     session: requests.Session | None = None, limit: int = MAX_ARCHIVE_BYTES,
-                     timeout_s: float = 60) -> Tree:
+def tree_from_github(
+    repo: str,
+    ref: str,
+    api_url: str,
+    token: str | None = None,
+    session: requests.Session | None = None,
+    limit: int = MAX_ARCHIVE_BYTES,
+    timeout_s: float = 60,
+) -> Tree:
     """``GET /repos/{o}/{r}/tarball/{ref}`` (GitHub redirects to its archive host), streamed with a size cap."""
     from ..ingest.github import USER_AGENT
 
@@ -186,19 +198,28 @@ def tree_from_github(repo: str, ref: str, api_url: str, token: str | None = None
             raise GitHubError(f"cannot fetch {url}: {type(e).__name__}: {e}", None, url) from e
         with resp:
             status = resp.status_code
-            if status in (403, 429) and (status == 429 or resp.headers.get("X-RateLimit-Remaining") == "0"
-                                         or resp.headers.get("Retry-After") is not None):
+            if status in (403, 429) and (
+                status == 429
+                or resp.headers.get("X-RateLimit-Remaining") == "0"
+                or resp.headers.get("Retry-After") is not None
+            ):
                 reset = resp.headers.get("X-RateLimit-Reset")
                 raise RateLimited(float(reset) if reset and reset.isdigit() else 0.0, url)
             if status == 404:
-                raise GitHubError(f"GitHub has no tarball of {repo} at {ref!r} (404): check the repository and the "
-                                  "ref; private repositories need GITHUB_TOKEN", 404, url)
+                raise GitHubError(
+                    f"GitHub has no tarball of {repo} at {ref!r} (404): check the repository and the "
+                    "ref; private repositories need GITHUB_TOKEN",
+                    404,
+                    url,
+                )
             if status >= 400:
                 raise GitHubError(f"GitHub answered {status} for {url}: {resp.text[:200]}", status, url)
             declared = resp.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > limit:
-                raise SourceError(f"the tarball of {repo}@{ref} is {int(declared) // (1024 * 1024)} MB, over the "
-                                  f"{limit // (1024 * 1024)} MB limit (nothing was written)")
+                raise SourceError(
+                    f"the tarball of {repo}@{ref} is {int(declared) // (1024 * 1024)} MB, over the "
+                    f"{limit // (1024 * 1024)} MB limit (nothing was written)"
+                )
             info = TreeInfo("tarball", ref if _SHA.match(ref) else "", ref, f"tarball {repo}@{ref}")
             try:
                 return read_tar(resp.raw, info, strip_top=True, limit=limit)

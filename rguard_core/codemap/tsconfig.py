@@ -133,8 +133,11 @@ def _merge(path: str, files: set[str], read: Callable[[str], bytes | None], raw:
     if isinstance(opts.get("baseUrl"), str):
         raw.base_url = _norm(posixpath.join(here, opts["baseUrl"]))
     if isinstance(opts.get("paths"), dict):
-        raw.paths = {k: [t for t in v if isinstance(t, str)] for k, v in opts["paths"].items()
-                     if isinstance(k, str) and isinstance(v, list)}
+        raw.paths = {
+            k: [t for t in v if isinstance(t, str)]
+            for k, v in opts["paths"].items()
+            if isinstance(k, str) and isinstance(v, list)
+        }
         raw.paths_base = here
 
 

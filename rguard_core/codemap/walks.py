@@ -29,8 +29,10 @@ RETURN c.status AS status, c.commit AS commit, c.ref AS ref, c.source AS source,
        c.files AS files, c.edges AS edges, c.resolved_ratio AS resolved_ratio, c.coverage AS coverage,
        c.building_commit AS building_commit
 """
-FILE_Q = "MATCH (f:File {id: $id}) RETURN f.path AS path, f.in_tree AS in_tree, f.lang AS lang, " \
-         "f.fan_in AS fan_in, f.fan_out AS fan_out"
+FILE_Q = (
+    "MATCH (f:File {id: $id}) RETURN f.path AS path, f.in_tree AS in_tree, f.lang AS lang, "
+    "f.fan_in AS fan_in, f.fan_out AS fan_out"
+)
 _STEP = "RETURN a.path AS source, b.path AS target, type(e) AS kind, e.line AS line, e.specifier AS specifier"
 OUT_Q = f"UNWIND $ids AS id MATCH (a:File {{id: id}})-[e:{REL}]->(b:File) {_STEP}"
 IN_Q = f"UNWIND $ids AS id MATCH (b:File {{id: id}})<-[e:{REL}]-(a:File) {_STEP}"
@@ -58,8 +60,13 @@ class Step:
     specifier: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "target": self.target, "kind": self.kind, "line": self.line,
-                "specifier": self.specifier}
+        return {
+            "source": self.source,
+            "target": self.target,
+            "kind": self.kind,
+            "line": self.line,
+            "specifier": self.specifier,
+        }
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,13 @@ class FileInfo:
     fan_out: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "in_tree": self.in_tree, "lang": self.lang, "fan_in": self.fan_in,
-                "fan_out": self.fan_out}
+        return {
+            "path": self.path,
+            "in_tree": self.in_tree,
+            "lang": self.lang,
+            "fan_in": self.fan_in,
+            "fan_out": self.fan_out,
+        }
 
 
 @dataclass(frozen=True)
@@ -93,8 +105,12 @@ class Neighbours:
     commit: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file.as_dict(), "commit": self.commit, "imports": [s.as_dict() for s in self.imports],
-                "imported_by": [s.as_dict() for s in self.imported_by]}
+        return {
+            "file": self.file.as_dict(),
+            "commit": self.commit,
+            "imports": [s.as_dict() for s in self.imports],
+            "imported_by": [s.as_dict() for s in self.imported_by],
+        }
 
 
 @dataclass(frozen=True)
@@ -110,9 +126,16 @@ class Walk:
     commit: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "direction": self.direction, "depth": self.depth,
-                "reached_depth": self.reached_depth, "complete": self.complete, "commit": self.commit,
-                "count": len(self.files), "files": [r.as_dict() for r in self.files]}
+        return {
+            "start": self.start,
+            "direction": self.direction,
+            "depth": self.depth,
+            "reached_depth": self.reached_depth,
+            "complete": self.complete,
+            "commit": self.commit,
+            "count": len(self.files),
+            "files": [r.as_dict() for r in self.files],
+        }
 
 
 @dataclass(frozen=True)
@@ -126,9 +149,15 @@ class Chain:
     commit: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "direction": self.direction, "length": len(self.steps),
-                "files": ([self.steps[0].source] + [s.target for s in self.steps]) if self.steps else [],
-                "steps": [s.as_dict() for s in self.steps], "commit": self.commit}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "direction": self.direction,
+            "length": len(self.steps),
+            "files": ([self.steps[0].source] + [s.target for s in self.steps]) if self.steps else [],
+            "steps": [s.as_dict() for s in self.steps],
+            "commit": self.commit,
+        }
 
 
 @dataclass(frozen=True)
@@ -152,9 +181,17 @@ class Status:
     coverage: dict[str, Any]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "commit": self.commit, "ref": self.ref, "source": self.source,
-                "built_at": self.built_at, "files": self.files, "edges": self.edges,
-                "resolved_ratio": self.resolved_ratio, "coverage": self.coverage}
+        return {
+            "status": self.status,
+            "commit": self.commit,
+            "ref": self.ref,
+            "source": self.source,
+            "built_at": self.built_at,
+            "files": self.files,
+            "edges": self.edges,
+            "resolved_ratio": self.resolved_ratio,
+            "coverage": self.coverage,
+        }
 
 
 def status(graph: Graph) -> Status | None:
@@ -163,9 +200,17 @@ def status(graph: Graph) -> Status | None:
     if not rows:
         return None
     r = rows[0]
-    return Status(r.get("status") or "", r.get("commit") or r.get("building_commit") or "", r.get("ref") or "",
-                  r.get("source") or "", r.get("built_at") or "", int(r.get("files") or 0), int(r.get("edges") or 0),
-                  float(r.get("resolved_ratio") or 0.0), json.loads(r["coverage"]) if r.get("coverage") else {})
+    return Status(
+        r.get("status") or "",
+        r.get("commit") or r.get("building_commit") or "",
+        r.get("ref") or "",
+        r.get("source") or "",
+        r.get("built_at") or "",
+        int(r.get("files") or 0),
+        int(r.get("edges") or 0),
+        float(r.get("resolved_ratio") or 0.0),
+        json.loads(r["coverage"]) if r.get("coverage") else {},
+    )
 
 
 def require_map(graph: Graph, repo: str) -> Status:
@@ -173,16 +218,20 @@ def require_map(graph: Graph, repo: str) -> Status:
     if st is None:
         raise InvalidInput(f"no code map for {repo}; build one first: codemap build --repo {repo} --git PATH")
     if st.status != "complete":
-        raise InvalidInput(f"the code map of {repo} is unfinished (a build of {st.commit or 'a commit'} stopped "
-                           f"midway); run codemap build again")
+        raise InvalidInput(
+            f"the code map of {repo} is unfinished (a build of {st.commit or 'a commit'} stopped "
+            f"midway); run codemap build again"
+        )
     return st
 
 
 def file_info(graph: Graph, path: str, repo: str) -> FileInfo:
     rows = graph.read(FILE_Q, {"id": file_id(_clean(path))}, name="codemap.file")
     if not rows or not rows[0].get("in_tree"):
-        raise InvalidInput(f"{path!r} is not a source file in the code map of {repo} (paths are relative to the "
-                           "repository root, e.g. src/app/main.py)")
+        raise InvalidInput(
+            f"{path!r} is not a source file in the code map of {repo} (paths are relative to the "
+            "repository root, e.g. src/app/main.py)"
+        )
     r = rows[0]
     return FileInfo(r["path"], True, r.get("lang"), int(r.get("fan_in") or 0), int(r.get("fan_out") or 0))
 
@@ -193,8 +242,9 @@ def neighbours(graph: Graph, repo: str, path: str) -> Neighbours:
     ids = [file_id(info.path)]
     out = _steps(graph.read(OUT_Q, {"ids": ids}, name="codemap.out"))
     inc = _steps(graph.read(IN_Q, {"ids": ids}, name="codemap.in"))
-    return Neighbours(info, sorted(out, key=lambda s: (s.line, s.target)), sorted(inc, key=lambda s: (s.source, s.line)),
-                      st.commit)
+    return Neighbours(
+        info, sorted(out, key=lambda s: (s.line, s.target)), sorted(inc, key=lambda s: (s.source, s.line)), st.commit
+    )
 
 
 def walk(graph: Graph, repo: str, path: str, depth: int = 2, direction: Direction = "out") -> Walk:
@@ -233,9 +283,15 @@ def decision_files(graph: Graph, decision_id: str, limit: int = 30) -> list[Deci
     by_target: dict[str, list[Step]] = {}
     for s in _steps(graph.read(IN_Q, {"ids": ids}, name="codemap.decision_importers")) if ids else []:
         by_target.setdefault(s.target, []).append(s)
-    return [DecisionFile(r["path"], bool(r["in_tree"]), int(r["fan_in"]), sorted(by_target.get(r["path"], []),
-                                                                                   key=lambda s: s.source))
-            for r in rows]
+    return [
+        DecisionFile(
+            r["path"],
+            bool(r["in_tree"]),
+            int(r["fan_in"]),
+            sorted(by_target.get(r["path"], []), key=lambda s: s.source),
+        )
+        for r in rows
+    ]
 
 
 def _clean(path: str) -> str:

@@ -28,14 +28,20 @@ REL = "|".join(EDGE_KINDS)
 
 OLD_FILES_Q = "MATCH (f:File) WHERE f.in_tree = true RETURN f.id AS id ORDER BY id"
 DROP_EDGES_Q = f"UNWIND $rows AS id MATCH (f:File {{id: id}})-[e:{REL}]->() DELETE e"
-UNSET_Q = ("UNWIND $rows AS id MATCH (f:File {id: id}) "
-           "SET f.in_tree = false, f.lang = NULL, f.fan_in = NULL, f.fan_out = NULL")
+UNSET_Q = (
+    "UNWIND $rows AS id MATCH (f:File {id: id}) SET f.in_tree = false, f.lang = NULL, f.fan_in = NULL, f.fan_out = NULL"
+)
 # A File only the old code map had (no TOUCHES, no EDITED, nothing) goes with it.
 DROP_ORPHANS_Q = "UNWIND $rows AS id MATCH (f:File {id: id}) WHERE NOT (f)--() DELETE f"
-FILES_Q = ("UNWIND $rows AS r MERGE (f:File {id: r.id}) "
-           "SET f.path = r.path, f.in_tree = true, f.lang = r.lang, f.fan_in = r.fan_in, f.fan_out = r.fan_out")
-EDGES_Q = {k: f"UNWIND $rows AS r MATCH (a:File {{id: r[0]}}) MATCH (b:File {{id: r[1]}}) "
-              f"CREATE (a)-[:{k} {{specifier: r[2], line: r[3]}}]->(b)" for k in EDGE_KINDS}
+FILES_Q = (
+    "UNWIND $rows AS r MERGE (f:File {id: r.id}) "
+    "SET f.path = r.path, f.in_tree = true, f.lang = r.lang, f.fan_in = r.fan_in, f.fan_out = r.fan_out"
+)
+EDGES_Q = {
+    k: f"UNWIND $rows AS r MATCH (a:File {{id: r[0]}}) MATCH (b:File {{id: r[1]}}) "
+    f"CREATE (a)-[:{k} {{specifier: r[2], line: r[3]}}]->(b)"
+    for k in EDGE_KINDS
+}
 # One build at a time per repository: taking the CodeMap node is one conditional write. A build that died
 # leaves 'building' behind; after STALE_AFTER (or with force) the next build takes over.
 START_Q = """
@@ -67,14 +73,19 @@ def write_codemap(graph: Graph, info: TreeInfo, analysis: Analysis, force: bool 
     now = at.isoformat(timespec="seconds")
     stale = (at - STALE_AFTER).isoformat(timespec="seconds")
     token = uuid.uuid4().hex
-    taken = graph.query(START_Q, {"id": CODEMAP_ID, "commit": info.commit, "at": now, "stale": stale,
-                                  "token": token, "force": force}, name="codemap.start")
+    taken = graph.query(
+        START_Q,
+        {"id": CODEMAP_ID, "commit": info.commit, "at": now, "stale": stale, "token": token, "force": force},
+        name="codemap.start",
+    )
     if not taken:
         holder = graph.read(HOLDER_Q, {"id": CODEMAP_ID}, name="codemap.holder")
         since = holder[0]["at"] if holder else "?"
-        raise ConflictError(f"another code map build of this repository has been running since {since}; wait for "
-                            f"it to finish, or if it died, retry after {STALE_AFTER.seconds // 60} minutes "
-                            "(or pass --force)")
+        raise ConflictError(
+            f"another code map build of this repository has been running since {since}; wait for "
+            f"it to finish, or if it died, retry after {STALE_AFTER.seconds // 60} minutes "
+            "(or pass --force)"
+        )
     old = [r["id"] for r in graph.paged(OLD_FILES_Q, name="codemap.old_files")]
     _batched(graph, DROP_EDGES_Q, old, "codemap.drop_edges")
     rows = _file_rows(analysis)
@@ -85,19 +96,34 @@ def write_codemap(graph: Graph, info: TreeInfo, analysis: Analysis, force: bool 
     _batched(graph, FILES_Q, rows, "codemap.files")
     counts: dict[str, int] = {}
     for kind in EDGE_KINDS:
-        edge_rows = [[file_id(e.source), file_id(e.target), e.specifier, e.line] for e in analysis.edges
-                     if e.kind == kind]
+        edge_rows = [
+            [file_id(e.source), file_id(e.target), e.specifier, e.line] for e in analysis.edges if e.kind == kind
+        ]
         _batched(graph, EDGES_Q[kind], edge_rows, f"codemap.edges.{kind}")
         counts[kind] = len(edge_rows)
     cov = analysis.coverage
-    done = graph.query(FINISH_Q, {
-        "id": CODEMAP_ID, "token": token, "commit": info.commit, "ref": info.ref or "", "source": info.source,
-        "location": info.location, "at": now, "files": len(rows), "edges": sum(counts.values()),
-        "ratio": cov.resolved_ratio, "coverage": json.dumps(cov.as_dict(), sort_keys=True),
-    }, name="codemap.finish")
+    done = graph.query(
+        FINISH_Q,
+        {
+            "id": CODEMAP_ID,
+            "token": token,
+            "commit": info.commit,
+            "ref": info.ref or "",
+            "source": info.source,
+            "location": info.location,
+            "at": now,
+            "files": len(rows),
+            "edges": sum(counts.values()),
+            "ratio": cov.resolved_ratio,
+            "coverage": json.dumps(cov.as_dict(), sort_keys=True),
+        },
+        name="codemap.finish",
+    )
     if not done:
-        raise ConflictError("another code map build took over this repository while this one was writing; "
-                            "the map is left unfinished for it to complete")
+        raise ConflictError(
+            "another code map build took over this repository while this one was writing; "
+            "the map is left unfinished for it to complete"
+        )
     return counts
 
 
@@ -107,10 +133,18 @@ def _file_rows(analysis: Analysis) -> list[dict[str, Any]]:
     fan_out = Counter(s for s, _ in pairs)
     fan_in = Counter(t for _, t in pairs)
     paths = sorted(set(analysis.parsed) | {t for _, t in pairs})
-    return [{"id": file_id(p), "path": p, "lang": analysis.parsed[p].lang if p in analysis.parsed else "other",
-             "fan_in": fan_in.get(p, 0), "fan_out": fan_out.get(p, 0)} for p in paths]
+    return [
+        {
+            "id": file_id(p),
+            "path": p,
+            "lang": analysis.parsed[p].lang if p in analysis.parsed else "other",
+            "fan_in": fan_in.get(p, 0),
+            "fan_out": fan_out.get(p, 0),
+        }
+        for p in paths
+    ]
 
 
 def _batched(graph: Graph, cypher: str, rows: list[Any], name: str) -> None:
     if rows:
-        graph.write_many(cypher, [{"rows": rows[i:i + BATCH]} for i in range(0, len(rows), BATCH)], name=name)
+        graph.write_many(cypher, [{"rows": rows[i : i + BATCH]} for i in range(0, len(rows), BATCH)], name=name)

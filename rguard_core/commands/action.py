@@ -13,13 +13,18 @@ from ..guard.run import JUDGES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("action", help="GitHub Action step: guard a pull request, upsert the sticky comment, add a check run")
+    p = sub.add_parser(
+        "action", help="GitHub Action step: guard a pull request, upsert the sticky comment, add a check run"
+    )
     p.add_argument("--repo", help="OWNER/NAME of the graph to guard against (default: --github-repo)")
     p.add_argument("--github-repo", help="OWNER/NAME on GitHub (default: $GITHUB_REPOSITORY)")
     p.add_argument("--pr", type=int, help="pull request number (default: from $GITHUB_EVENT_PATH)")
     p.add_argument("--judge", choices=JUDGES, default="offline")
-    p.add_argument("--comment-author", metavar="LOGIN",
-                   help="the token's login, when it is not a bot (a personal token): whose comment is the sticky one")
+    p.add_argument(
+        "--comment-author",
+        metavar="LOGIN",
+        help="the token's login, when it is not a bot (a personal token): whose comment is the sticky one",
+    )
     p.add_argument("--fail-on-warn", action="store_true", help="exit 3 when the verdict is warn")
     p.add_argument("--json", action="store_true", help="print what the run did as JSON")
     p.set_defaults(func=run)
@@ -41,15 +46,18 @@ def run(args: argparse.Namespace) -> int:
     if not settings.github_token:
         raise ConfigError("GITHUB_TOKEN is needed to comment on the pull request (pass it to the step's env)")
     client = ActionClient(settings.github_api_url, gh_repo, settings.github_token)
-    res = run_action(open_store(settings), client, args.repo or gh_repo, pr, judge=args.judge,
-                     comment_author=args.comment_author)
+    res = run_action(
+        open_store(settings), client, args.repo or gh_repo, pr, judge=args.judge, comment_author=args.comment_author
+    )
     if args.json:
         print_json(res.as_dict())
     else:
         verb = "created" if res.comment_created else "updated"
         comment = f"{verb} comment {res.comment_id}" if res.comment_id else "no comment"
-        print(f"rguard: {res.verdict} on #{res.pr} ({res.head_sha[:12]}); {comment}; "
-              f"check run {res.check_run_id or 'not created'}")
+        print(
+            f"rguard: {res.verdict} on #{res.pr} ({res.head_sha[:12]}); {comment}; "
+            f"check run {res.check_run_id or 'not created'}"
+        )
         for line in res.finding_lines:
             print(f"  {line}")
         for o in res.outcomes:

@@ -89,11 +89,15 @@ def run_build(args: argparse.Namespace) -> int:
         print_json(res.as_dict())
         return 0
     cov = res.coverage
-    print(f"{res.repo}: {res.files} files, {res.edges} import edges at {res.tree.source} "
-          f"{res.tree.commit[:12] or res.tree.location}")
-    print(f"imports {cov.imports}: {cov.resolved} resolved of {cov.internal} internal "
-          f"({cov.resolved_ratio:.1%}); unresolved by reason: "
-          + (", ".join(f"{k} {v}" for k, v in sorted(cov.unresolved.items())) or "none"))
+    print(
+        f"{res.repo}: {res.files} files, {res.edges} import edges at {res.tree.source} "
+        f"{res.tree.commit[:12] or res.tree.location}"
+    )
+    print(
+        f"imports {cov.imports}: {cov.resolved} resolved of {cov.internal} internal "
+        f"({cov.resolved_ratio:.1%}); unresolved by reason: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(cov.unresolved.items())) or "none")
+    )
     return 0
 
 
@@ -105,8 +109,10 @@ def run_status(args: argparse.Namespace) -> int:
     if args.json:
         print_json(st.as_dict())
     else:
-        print(f"{args.repo}: code map {st.status} at {st.source} {st.commit[:12]} ({st.built_at}); "
-              f"{st.files} files, {st.edges} edges, resolved {st.resolved_ratio:.1%} of internal imports")
+        print(
+            f"{args.repo}: code map {st.status} at {st.source} {st.commit[:12]} ({st.built_at}); "
+            f"{st.files} files, {st.edges} edges, resolved {st.resolved_ratio:.1%} of internal imports"
+        )
     return 0
 
 
@@ -124,8 +130,10 @@ def run_neighbours(args: argparse.Namespace) -> int:
 
 
 def _print_walk(res: walks.Walk, what: str) -> None:
-    print(f"{res.start}: {len(res.files)} {what} within depth {res.reached_depth}"
-          + ("" if res.complete else " (cut: more lie beyond)"))
+    print(
+        f"{res.start}: {len(res.files)} {what} within depth {res.reached_depth}"
+        + ("" if res.complete else " (cut: more lie beyond)")
+    )
     for r in res.files:
         print(f"  {r.depth}  {r.path}  [via {r.via.source} -> {r.via.target}, line {r.via.line}]")
 

@@ -11,9 +11,11 @@ from ..config import Settings
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("engine", help="the embedded FalkorDB engine of this data dir: status, start, stop")
     esub = p.add_subparsers(dest="engine_command", required=True, metavar="ACTION")
-    for name, fn, text in (("status", _status, "what runs, where, since when, with which persistence"),
-                           ("start", _start, "start the engine now (every command starts it when needed)"),
-                           ("stop", _stop, "stop the engine cleanly (its append-only file is synced first)")):
+    for name, fn, text in (
+        ("status", _status, "what runs, where, since when, with which persistence"),
+        ("start", _start, "start the engine now (every command starts it when needed)"),
+        ("stop", _stop, "stop the engine cleanly (its append-only file is synced first)"),
+    ):
         q = esub.add_parser(name, help=text)
         q.add_argument("--json", action="store_true", help="print JSON")
         q.set_defaults(func=fn)

@@ -28,8 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--cases", default=str(DEFAULT_CASES), help="cases YAML (default: eval/cases.yaml)")
     g.add_argument("--repo", help="OWNER/NAME to run against (default: the cases file's repo)")
     g.add_argument("--judge", choices=("offline", "llm"), default="offline")
-    g.add_argument("--pristine", action="store_true",
-                   help="score a fresh copy of the demo seed in its own graph (for the seed's cases)")
+    g.add_argument(
+        "--pristine",
+        action="store_true",
+        help="score a fresh copy of the demo seed in its own graph (for the seed's cases)",
+    )
     _common(g)
     g.set_defaults(func=run_guard_cmd)
 
@@ -39,8 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(m)
     m.set_defaults(func=run_memory_cmd)
 
-    r = esub.add_parser("replay", help="guard every revert and a sample of ordinary changes of a real history, "
-                                       "each against the graph as it was just before it")
+    r = esub.add_parser(
+        "replay",
+        help="guard every revert and a sample of ordinary changes of a real history, "
+        "each against the graph as it was just before it",
+    )
     src = r.add_mutually_exclusive_group(required=True)
     src.add_argument("--git", type=Path, metavar="PATH", help="a local git clone (its mainline, first parent)")
     src.add_argument("--snapshot", type=Path, metavar="DIR", help="a snapshot folder (its merged PRs in merge order)")
@@ -53,13 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(r)
     r.set_defaults(func=run_replay_cmd)
 
-
     w = esub.add_parser("why", help="labelled why-questions: hit@3 on the tune and the holdout half")
     w.add_argument("--cases", default=str(DEFAULT_WHY_CASES), help="why-cases YAML (default: eval/why_cases.yaml)")
     w.add_argument("--split", choices=("tune", "holdout", "all"), default="all")
     _common(w)
     w.set_defaults(func=run_why_cmd)
-
 
     h = esub.add_parser("history", help="past eval runs, newest first")
     h.add_argument("--kind", choices=("guard", "memory", "replay", "why"), default="guard")
@@ -109,22 +113,30 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
     m = res.metrics
     print(f"{res.repo}: {m['counts']['cases']} cases ({args.cases}), judge {args.judge}, git {res.run.git_sha or '-'}")
     print(f"  {state.statement}")
-    print(f"  recall {_pct(m['recall'])}  false positives {_pct(m['false_positive_rate'])}  "
-          f"precision {_pct(m['precision'])}  attribution {_pct(m['attribution'])}")
-    print(f"  graph ms p50 {m['graph_ms_p50']} p95 {m['graph_ms_p95']}   total ms p50 {m['total_ms_p50']} "
-          f"p95 {m['total_ms_p95']}")
+    print(
+        f"  recall {_pct(m['recall'])}  false positives {_pct(m['false_positive_rate'])}  "
+        f"precision {_pct(m['precision'])}  attribution {_pct(m['attribution'])}"
+    )
+    print(
+        f"  graph ms p50 {m['graph_ms_p50']} p95 {m['graph_ms_p95']}   total ms p50 {m['total_ms_p50']} "
+        f"p95 {m['total_ms_p95']}"
+    )
     for kind, k in m["by_kind"].items():
         print(f"  {kind:<20} {k['ok']}/{k['n']} ok  ({k['label']})")
     for split, sp in (m.get("by_split") or {}).items():
-        print(f"  {split:<20} recall {sp['caught']}/{sp['contradicts']}  false warnings "
-              f"{sp['false_warnings']}/{sp['benign']}")
+        print(
+            f"  {split:<20} recall {sp['caught']}/{sp['contradicts']}  false warnings "
+            f"{sp['false_warnings']}/{sp['benign']}"
+        )
     for rule, n in (m.get("by_rule") or {}).items():
         print(f"  rule {rule:<15} hits {n['hits']}  fired {n['fired']}  false hits {n['false_hits']}")
     for r in res.results:
         if not r.ok:
-            print(f"  MISS {r.case.id} ({r.case.kind}, {r.case.label}): verdict {r.verdict}, "
-                  f"expected {r.case.expect_source if r.case.label == 'contradicts' else 'no warning'}, "
-                  f"cited {', '.join(r.cited) or '-'}")
+            print(
+                f"  MISS {r.case.id} ({r.case.kind}, {r.case.label}): verdict {r.verdict}, "
+                f"expected {r.case.expect_source if r.case.label == 'contradicts' else 'no warning'}, "
+                f"cited {', '.join(r.cited) or '-'}"
+            )
     return 0
 
 
@@ -139,12 +151,16 @@ def run_memory_cmd(args: argparse.Namespace) -> int:
         print_json(res.as_dict())
         return 0
     print(f"memory benchmark: {res.seeds} seeds, variant {res.variant}, {res.seconds:.1f} s")
-    print(f"  {'system':<16}{'poisoned served':>16}{'valid kept':>12}{'withdrawal prec.':>18}"
-          f"{'bad dec. missed':>17}{'labels right':>14}")
+    print(
+        f"  {'system':<16}{'poisoned served':>16}{'valid kept':>12}{'withdrawal prec.':>18}"
+        f"{'bad dec. missed':>17}{'labels right':>14}"
+    )
     for row in [*res.systems, res.mirror_aware]:
-        print(f"  {row['system']:<16}{_pct(row['poisoned_served']):>16}{_pct(row['valid_preserved']):>12}"
-              f"{_pct(row['withdrawal_precision']):>18}{_pct(row['bad_decisions_missed']):>17}"
-              f"{_pct(row['decisions_labelled_correctly']):>14}")
+        print(
+            f"  {row['system']:<16}{_pct(row['poisoned_served']):>16}{_pct(row['valid_preserved']):>12}"
+            f"{_pct(row['withdrawal_precision']):>18}{_pct(row['bad_decisions_missed']):>17}"
+            f"{_pct(row['decisions_labelled_correctly']):>14}"
+        )
     d = res.mirror_aware["detection"]
     print(f"  mirror detection: {d['correct']} of {d['mirrors']} hidden mirrors found, {d['false']} false")
     return 0
@@ -155,32 +171,49 @@ def run_replay_cmd(args: argparse.Namespace) -> int:
     from ..evaluation.replay import run_replay
 
     settings = Settings.from_env()
-    res = run_replay(open_store(settings), git=args.git, snapshot=args.snapshot, repo=args.repo,
-                     reverts=args.reverts, ordinary=args.ordinary, seed=args.seed, judge=args.judge,
-                     max_commits=args.max_commits, progress=_progress)
+    res = run_replay(
+        open_store(settings),
+        git=args.git,
+        snapshot=args.snapshot,
+        repo=args.repo,
+        reverts=args.reverts,
+        ordinary=args.ordinary,
+        seed=args.seed,
+        judge=args.judge,
+        max_commits=args.max_commits,
+        progress=_progress,
+    )
     if not args.no_save:
         append_run(settings, "replay", res.history_record())
     if args.json:
         print_json(res.as_dict())
         return 0
     m = res.metrics
-    print(f"replay {res.source}: {m['steps']} changes walked, {m['reverts_found']} reverts found "
-          f"({', '.join(f'{k} {v}' for k, v in m['revert_forms'].items()) or 'none'}), seed {res.seed}, "
-          f"judge {res.run.judge}, git {res.run.git_sha or '-'}")
-    print(f"  reverts of product code caught {m['caught_code']}/{m['counts']['revert_code']} ({_pct(m['catch_rate'])}); "
-          f"all reverts {m['caught']}/{m['counts']['revert']} ({_pct(m['catch_rate_all'])})   "
-          f"ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']} ({_pct(m['ordinary_warn_rate'])})"
-          + (f"   errors {m['counts']['errors']}" if m["counts"]["errors"] else ""))
-    print(f"  guard ms p50 {m['guard_ms_p50']} p95 {m['guard_ms_p95']}   append {m['append_s']} s   "
-          f"total {m['seconds']} s ({m['seconds_per_case']} s per case)")
+    print(
+        f"replay {res.source}: {m['steps']} changes walked, {m['reverts_found']} reverts found "
+        f"({', '.join(f'{k} {v}' for k, v in m['revert_forms'].items()) or 'none'}), seed {res.seed}, "
+        f"judge {res.run.judge}, git {res.run.git_sha or '-'}"
+    )
+    print(
+        f"  reverts of product code caught {m['caught_code']}/{m['counts']['revert_code']} ({_pct(m['catch_rate'])}); "
+        f"all reverts {m['caught']}/{m['counts']['revert']} ({_pct(m['catch_rate_all'])})   "
+        f"ordinary warned {m['ordinary_warned']}/{m['counts']['ordinary']} ({_pct(m['ordinary_warn_rate'])})"
+        + (f"   errors {m['counts']['errors']}" if m["counts"]["errors"] else "")
+    )
+    print(
+        f"  guard ms p50 {m['guard_ms_p50']} p95 {m['guard_ms_p95']}   append {m['append_s']} s   "
+        f"total {m['seconds']} s ({m['seconds_per_case']} s per case)"
+    )
     for kind, counts in m["rules"].items():
         if counts:
             print(f"  rules on {kind.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     for c in res.cases:
         if (c.kind == "revert" and not c.caught) or (c.kind == "ordinary" and c.warned) or c.error:
             what = f"reverts {c.target}, {c.scope}" if c.kind == "revert" else "ordinary"
-            print(f"  {'MISS' if c.kind == 'revert' else 'WARN'} {c.id} ({what}): {c.verdict}"
-                  f"{' citing ' + ', '.join(c.cited) if c.cited else ''}{' - ' + c.error if c.error else ''}  {c.title[:60]}")
+            print(
+                f"  {'MISS' if c.kind == 'revert' else 'WARN'} {c.id} ({what}): {c.verdict}"
+                f"{' citing ' + ', '.join(c.cited) if c.cited else ''}{' - ' + c.error if c.error else ''}  {c.title[:60]}"
+            )
     return 0
 
 
@@ -199,12 +232,16 @@ def run_why_cmd(args: argparse.Namespace) -> int:
     for split in (*splits, "all"):
         m = res.metrics(None if split == "all" else split)
         if m["n"]:
-            print(f"  {split:<8} {m['n']:>3} questions  hit@3 {_pct(m['hit_at_3'])}  hit@1 {_pct(m['hit_at_1'])}  "
-                  f"MRR {m['mrr']:.3f}")
+            print(
+                f"  {split:<8} {m['n']:>3} questions  hit@3 {_pct(m['hit_at_3'])}  hit@1 {_pct(m['hit_at_1'])}  "
+                f"MRR {m['mrr']:.3f}"
+            )
     for r in res.results:
         if not r.hit:
-            print(f"  MISS {r.case.id} ({r.case.split}): {r.case.question!r} expected {', '.join(r.case.expect)}; "
-                  f"rank {r.rank or '-'}; got {', '.join(r.got[:3]) or '-'}")
+            print(
+                f"  MISS {r.case.id} ({r.case.split}): {r.case.question!r} expected {', '.join(r.case.expect)}; "
+                f"rank {r.rank or '-'}; got {', '.join(r.got[:3]) or '-'}"
+            )
     if res.skipped:
         print(f"  skipped (data not on this machine): {', '.join(res.skipped)}")
     return 0
@@ -222,20 +259,28 @@ def run_history_cmd(args: argparse.Namespace) -> int:
     for r in hist.runs:
         if args.kind == "replay":
             m = r.get("metrics", {})
-            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('source')}  "
-                  f"catch {_pct(m.get('catch_rate'))}  ordinary warn {_pct(m.get('ordinary_warn_rate'))}")
+            print(
+                f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('source')}  "
+                f"catch {_pct(m.get('catch_rate'))}  ordinary warn {_pct(m.get('ordinary_warn_rate'))}"
+            )
         elif args.kind == "why":
             m = r.get("metrics", {})
-            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  "
-                  f"hit@3 tune {_pct(m.get('tune', {}).get('hit_at_3'))}  holdout {_pct(m.get('holdout', {}).get('hit_at_3'))}")
+            print(
+                f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  "
+                f"hit@3 tune {_pct(m.get('tune', {}).get('hit_at_3'))}  holdout {_pct(m.get('holdout', {}).get('hit_at_3'))}"
+            )
         elif args.kind == "guard":
             m = r.get("metrics", {})
-            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('repo')}  "
-                  f"recall {_pct(m.get('recall'))}  fp {_pct(m.get('false_positive_rate'))}")
+            print(
+                f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('judge')}  {r.get('repo')}  "
+                f"recall {_pct(m.get('recall'))}  fp {_pct(m.get('false_positive_rate'))}"
+            )
         else:
             rg: dict[str, Any] = next((s for s in r.get("systems", []) if s.get("system") == "rguard"), {})
-            print(f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('variant')}  seeds {r.get('seeds')}  "
-                  f"rguard poisoned served {_pct(rg.get('poisoned_served'))}")
+            print(
+                f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('variant')}  seeds {r.get('seeds')}  "
+                f"rguard poisoned served {_pct(rg.get('poisoned_served'))}"
+            )
     if not hist.runs:
         print(f"no {args.kind} eval runs yet")
     if hist.skipped:
@@ -248,12 +293,19 @@ def run_check_cmd(args: argparse.Namespace) -> int:
 
     cases = load_cases(args.cases)
     failures = check_applies(cases, args.tree) if args.tree else {}
-    data: dict[str, Any] = {"repo": cases.repo, "cases": len(cases.cases), "kinds": cases.kinds(), "not_applying": failures}
+    data: dict[str, Any] = {
+        "repo": cases.repo,
+        "cases": len(cases.cases),
+        "kinds": cases.kinds(),
+        "not_applying": failures,
+    }
     if args.json:
         print_json(data)
     else:
-        print(f"{args.cases}: {len(cases.cases)} cases for {cases.repo}; kinds: "
-              + ", ".join(f"{k} {n}" for k, n in data["kinds"].items()))
+        print(
+            f"{args.cases}: {len(cases.cases)} cases for {cases.repo}; kinds: "
+            + ", ".join(f"{k} {n}" for k, n in data["kinds"].items())
+        )
         for cid, why in failures.items():
             print(f"  does not apply: {cid}: {why}")
     return 1 if failures else 0

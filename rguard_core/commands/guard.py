@@ -23,12 +23,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("guard", help="warn before a diff undoes an earlier decision")
     p.add_argument("--repo", required=True, help="OWNER/NAME (must be ingested)")
     p.add_argument("--diff", metavar="FILE|-", help="a unified diff file, or - for stdin")
-    p.add_argument("--pr", type=int, metavar="N", help="guard PR N as stored in the graph (when no --diff is given); "
-                   "with --diff, PR N's own decision is left out of the candidates")
+    p.add_argument(
+        "--pr",
+        type=int,
+        metavar="N",
+        help="guard PR N as stored in the graph (when no --diff is given); "
+        "with --diff, PR N's own decision is left out of the candidates",
+    )
     p.add_argument("--judge", choices=JUDGES, default="offline", help="offline (default, deterministic) or llm")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn, or when any file "
-                   "was left unchecked by the diff limits (CI gates)")
+    p.add_argument(
+        "--fail-on-warn",
+        action="store_true",
+        help=f"exit {EXIT_WARN} when the verdict is warn, or when any file "
+        "was left unchecked by the diff limits (CI gates)",
+    )
     p.set_defaults(func=run_guard_cmd)
 
     f = sub.add_parser("feedback", help="ack, mark wrong, or override a guard finding's decision")
@@ -38,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--by", required=True, help="your login")
     f.add_argument("--reason", required=True, help="why; for override, the new decision in your own words")
     f.add_argument("--lines", metavar="KEY", help="for wrong: the finding's lines_key from `guard --json`")
-    f.add_argument("--diff", metavar="FILE|-", help="for wrong: the diff the guard judged (guarded again to find the lines)")
+    f.add_argument(
+        "--diff", metavar="FILE|-", help="for wrong: the diff the guard judged (guarded again to find the lines)"
+    )
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=run_feedback_cmd)
 
@@ -58,8 +69,10 @@ def read_diff(arg: str | None) -> str | None:
         with path.open("rb") as fh:
             data = fh.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
-        raise DiffParseError(f"--diff {arg}: the diff is over {MAX_INPUT_BYTES:,} bytes; guard it in parts "
-                             "(for example one directory at a time)")
+        raise DiffParseError(
+            f"--diff {arg}: the diff is over {MAX_INPUT_BYTES:,} bytes; guard it in parts "
+            "(for example one directory at a time)"
+        )
     return data.decode("utf-8", errors="replace")
 
 
@@ -76,47 +89,69 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
     else:
         print_text(report)
     if args.fail_on_warn and report.skipped_files and report.verdict != "warn":
-        print(f"error: {len(report.skipped_files)} file(s) were not checked (diff limits); failing because an "
-              "unchecked file could undo a decision: guard a smaller diff", file=sys.stderr)
+        print(
+            f"error: {len(report.skipped_files)} file(s) were not checked (diff limits); failing because an "
+            "unchecked file could undo a decision: guard a smaller diff",
+            file=sys.stderr,
+        )
         return EXIT_WARN
     return EXIT_WARN if args.fail_on_warn and report.fails_gate else 0
 
 
 def print_text(report: GuardReport) -> None:
-    print(f"{report.repo}: {report.verdict.upper()} ({len(report.findings)} finding(s), "
-          f"{report.timings_ms['total']:.0f} ms)")
+    print(
+        f"{report.repo}: {report.verdict.upper()} ({len(report.findings)} finding(s), "
+        f"{report.timings_ms['total']:.0f} ms)"
+    )
     for f in report.findings:
         print(f"\n[{f.label}] {f.decision_id}  score {f.score:.2f}  via {' + '.join(f.hops)}")
-        print(f"  \"{f.quote}\"\n  {f.source_url}")
+        print(f'  "{f.quote}"\n  {f.source_url}')
         if f.reason:
             print(f"  why: {f.reason}")
         for p in f.premises:
             print(f"  {p['rule']} {p['status']}: {p['detail']}")
         for a in f.alternatives:
-            print(f"  rejected: \"{a['quote']}\"")
+            print(f'  rejected: "{a["quote"]}"')
         if f.experts:
-            print("  ask: " + ", ".join(f"{e['login']} ({e['score']:.2f})" for e in f.experts)
-                  + f"; bus factor {f.bus_factor}")
+            print(
+                "  ask: "
+                + ", ".join(f"{e['login']} ({e['score']:.2f})" for e in f.experts)
+                + f"; bus factor {f.bus_factor}"
+            )
         for n in f.learned:
             print(f"  learned: {n}")
     for f in report.dismissed:
         d = f.dismissed
         assert d is not None
-        print(f"\n[dismissed] {f.decision_id} ({f.label}) by {d.by} on {d.at[:10]}: {d.reason}  "
-              f"(undo: memory revert {d.correction})")
+        print(
+            f"\n[dismissed] {f.decision_id} ({f.label}) by {d.by} on {d.at[:10]}: {d.reason}  "
+            f"(undo: memory revert {d.correction})"
+        )
 
 
 def run_feedback_cmd(args: argparse.Namespace) -> int:
     if args.kind == "wrong" and not (args.lines or args.diff):
-        raise InvalidInput("--kind wrong dismisses the finding on the lines it was judged on: give --lines KEY "
-                           "(a finding's lines_key from `guard --json`) or --diff FILE")
-    res = record_feedback(open_store(), args.repo, args.decision, args.kind, args.by, args.reason,
-                          lines_key=args.lines, diff=read_diff(args.diff) if args.diff else None)
+        raise InvalidInput(
+            "--kind wrong dismisses the finding on the lines it was judged on: give --lines KEY "
+            "(a finding's lines_key from `guard --json`) or --diff FILE"
+        )
+    res = record_feedback(
+        open_store(),
+        args.repo,
+        args.decision,
+        args.kind,
+        args.by,
+        args.reason,
+        lines_key=args.lines,
+        diff=read_diff(args.diff) if args.diff else None,
+    )
     if args.json:
         print_json(res)
     else:
         extra = f"; new decision {res['new_decision']}" if res.get("new_decision") else ""
         verb = "recorded" if res["recorded"] == "recorded" else "already recorded"
-        print(f"{verb} {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}; "
-              f"undo with: python -m rguard_core memory revert {res['correction']} --repo {args.repo} --by LOGIN")
+        print(
+            f"{verb} {res['kind']} on {res['decision_id']} by {res['by']} ({res['correction']}){extra}; "
+            f"undo with: python -m rguard_core memory revert {res['correction']} --repo {args.repo} --by LOGIN"
+        )
     return 0

@@ -72,21 +72,42 @@ def _progress(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_github(args: argparse.Namespace) -> int:
-    req = IngestRequest("github", args.target, extractor=args.extractor, max_prs=args.max_prs, api_url=args.api_url,
-                        record_dir=args.record)
+    req = IngestRequest(
+        "github",
+        args.target,
+        extractor=args.extractor,
+        max_prs=args.max_prs,
+        api_url=args.api_url,
+        record_dir=args.record,
+    )
     return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
 def run_snapshot(args: argparse.Namespace) -> int:
-    req = IngestRequest("snapshot", str(args.path), repo=args.repo, extractor=args.extractor, max_prs=args.max_prs,
-                        since_pr=args.since_pr, until_pr=args.until_pr, merged_after=args.merged_after,
-                        merged_before=args.merged_before)
+    req = IngestRequest(
+        "snapshot",
+        str(args.path),
+        repo=args.repo,
+        extractor=args.extractor,
+        max_prs=args.max_prs,
+        since_pr=args.since_pr,
+        until_pr=args.until_pr,
+        merged_after=args.merged_after,
+        merged_before=args.merged_before,
+    )
     return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
 def run_git(args: argparse.Namespace) -> int:
-    req = IngestRequest("git", str(args.path), repo=args.repo, extractor=args.extractor, max_commits=args.max_commits,
-                        since=args.since, until=args.until)
+    req = IngestRequest(
+        "git",
+        str(args.path),
+        repo=args.repo,
+        extractor=args.extractor,
+        max_commits=args.max_commits,
+        since=args.since,
+        until=args.until,
+    )
     return _report(run_ingest(open_store(), req, _progress(args)), args)
 
 
@@ -96,8 +117,10 @@ def _report(res: IngestResult, args: argparse.Namespace) -> int:
         return 0
     c = res.coverage
     print(f"ingested {res.repo} into graph {res.graph} ({res.extractor} extractor)")
-    print(f"  {c.pulls} PRs, {c.issues} issues, {c.comments} comments, {c.docs} docs, {c.commits} commits, "
-          f"{c.people} people + {c.bots} bots, {c.files} files")
+    print(
+        f"  {c.pulls} PRs, {c.issues} issues, {c.comments} comments, {c.docs} docs, {c.commits} commits, "
+        f"{c.people} people + {c.bots} bots, {c.files} files"
+    )
     print(f"  {c.decisions} decisions, {c.claims} claims, {c.alternatives} alternatives, {c.actions} actions")
     rejected = ", ".join(f"{k}: {v}" for k, v in c.quotes_rejected.items()) or "none"
     print(f"  quotes kept {c.quotes_kept}; rejected {rejected}; unresolved links {len(c.unresolved_links)}")

@@ -44,7 +44,9 @@ def run_premises(args: argparse.Namespace) -> int:
         print_json(res.as_dict())
         return 0
     for d in res.decisions:
-        print(f"{d.decision_id}: {'stands' if d.stands else 'no longer stands'} [{d.status}]  {one_line(d.summary, 120)}")
+        print(
+            f"{d.decision_id}: {'stands' if d.stands else 'no longer stands'} [{d.status}]  {one_line(d.summary, 120)}"
+        )
         for p in d.premises or [{"rule": "-", "status": "holds", "detail": "no premise rule has anything to say"}]:
             print(f"  {p['rule']} {p['status']}: {one_line(p['detail'])}")
     for i in res.unknown:

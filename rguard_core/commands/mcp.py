@@ -7,10 +7,15 @@ import argparse
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mcp", help="serve RGuard's tools to coding agents over MCP (stdio, or streamable HTTP)")
-    p.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead of stdio")
+    p.add_argument(
+        "--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead of stdio"
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)")
-    p.add_argument("--allow-writes", action="store_true",
-                   help="enable record_feedback, apply_correction and quarantine_source (as RGUARD_REVIEWER)")
+    p.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="enable record_feedback, apply_correction and quarantine_source (as RGUARD_REVIEWER)",
+    )
     p.set_defaults(func=run)
 
 

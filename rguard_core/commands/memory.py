@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--reason", default="")
     q.add_argument("--by", default="")
     q.add_argument("--preview", action="store_true", help="show what would fall (the blast radius); write nothing")
-    q.add_argument("--revision", type=int, help="quarantine only if the source is still at this revision (from --preview)")
+    q.add_argument(
+        "--revision", type=int, help="quarantine only if the source is still at this revision (from --preview)"
+    )
     _target(q)
     q.set_defaults(func=run_quarantine)
 
@@ -93,8 +95,10 @@ def _graph(args: argparse.Namespace) -> Graph:
         return graph
     graph = store.workspace_graph(args.workspace)
     if not graph.exists():
-        raise InvalidInput(f"no memory workspace {args.workspace!r}; load a scenario first: "
-                           f"python -m rguard_core memory load FILE.json --workspace {args.workspace}")
+        raise InvalidInput(
+            f"no memory workspace {args.workspace!r}; load a scenario first: "
+            f"python -m rguard_core memory load FILE.json --workspace {args.workspace}"
+        )
     return graph
 
 
@@ -111,13 +115,17 @@ def run_load(args: argparse.Namespace) -> int:
 
     res = load_scenario(open_store(), args.file, workspace=args.workspace).as_dict()
     c = res["counts"]
-    return _emit(args, res, [
-        f"loaded workspace {res['workspace']} (revision {res['revision']}"
-        + (f", replaced {res['replaced']} earlier nodes)" if res["replaced"] else ")"),
-        f"  {c['sources']} sources, {c['claims']} claims ({res['holding']['claims']} hold), "
-        f"{c['justifications']} justifications, {c['decisions']} decisions ({res['holding']['decisions']} hold), "
-        f"{c['actions']} actions",
-    ])
+    return _emit(
+        args,
+        res,
+        [
+            f"loaded workspace {res['workspace']} (revision {res['revision']}"
+            + (f", replaced {res['replaced']} earlier nodes)" if res["replaced"] else ")"),
+            f"  {c['sources']} sources, {c['claims']} claims ({res['holding']['claims']} hold), "
+            f"{c['justifications']} justifications, {c['decisions']} decisions ({res['holding']['decisions']} hold), "
+            f"{c['actions']} actions",
+        ],
+    )
 
 
 def _step_lines(d: dict[str, Any]) -> list[str]:
@@ -140,13 +148,29 @@ def run_quarantine(args: argparse.Namespace) -> int:
     graph = _graph(args)
     if args.preview:
         p = preview_quarantine(graph, args.source_id)
-        d = {**p.report.as_dict(), "source": p.source, "title": p.title, "revision": p.revision,
-             "graph_revision": p.graph_revision, "fingerprint": p.fingerprint}
-        return _emit(args, d, [f"preview: quarantine {p.source} ({p.title}) at revision {p.revision}",
-                               *_step_lines(d), f"apply with: --revision {p.revision}"])
+        d = {
+            **p.report.as_dict(),
+            "source": p.source,
+            "title": p.title,
+            "revision": p.revision,
+            "graph_revision": p.graph_revision,
+            "fingerprint": p.fingerprint,
+        }
+        return _emit(
+            args,
+            d,
+            [
+                f"preview: quarantine {p.source} ({p.title}) at revision {p.revision}",
+                *_step_lines(d),
+                f"apply with: --revision {p.revision}",
+            ],
+        )
     res = quarantine_source(graph, args.source_id, reason=args.reason, by=args.by, revision=args.revision).as_dict()
-    head = (f"{args.source_id} was already quarantined (incident {res['incident']}); nothing changed"
-            if res["already_quarantined"] else f"quarantined {args.source_id} (incident {res['incident']})")
+    head = (
+        f"{args.source_id} was already quarantined (incident {res['incident']}); nothing changed"
+        if res["already_quarantined"]
+        else f"quarantined {args.source_id} (incident {res['incident']})"
+    )
     return _emit(args, res, [head, *_step_lines(res)])
 
 
@@ -156,15 +180,19 @@ def run_correct(args: argparse.Namespace) -> int:
     graph = _graph(args)
     if args.preview:
         p = preview_correction(graph, args.claim_id, args.text, args.by).as_dict()
-        return _emit(args, p, [
-            f"preview: correct {p['claim']} (revision {p['revision']}) to {p['new_statement']!r}",
-            f"  claims would fall:           {', '.join(p['claims_fall']) or '-'}",
-            f"  decisions lose last support: {', '.join(p['decisions_lose_support']) or '-'}",
-            f"  decisions keep other support: {', '.join(p['decisions_keep_support']) or '-'}",
-            f"  actions would be held:       {', '.join(p['actions_held']) or '-'}",
-            f"  actions to compensate:       {', '.join(p['actions_compensate']) or '-'}",
-            f"apply with: --revision {p['revision']}",
-        ])
+        return _emit(
+            args,
+            p,
+            [
+                f"preview: correct {p['claim']} (revision {p['revision']}) to {p['new_statement']!r}",
+                f"  claims would fall:           {', '.join(p['claims_fall']) or '-'}",
+                f"  decisions lose last support: {', '.join(p['decisions_lose_support']) or '-'}",
+                f"  decisions keep other support: {', '.join(p['decisions_keep_support']) or '-'}",
+                f"  actions would be held:       {', '.join(p['actions_held']) or '-'}",
+                f"  actions to compensate:       {', '.join(p['actions_compensate']) or '-'}",
+                f"apply with: --revision {p['revision']}",
+            ],
+        )
     res = apply_correction(graph, args.claim_id, args.text, args.by, args.revision).as_dict()
     return _emit(args, res, [f"{res['status']}: {res['claim']} superseded by {res['replacement']}", *_step_lines(res)])
 
@@ -173,9 +201,13 @@ def run_status(args: argparse.Namespace) -> int:
     from ..memory import status
 
     st = status(_graph(args))
-    lines = [f"claim     {k}: {'holds' if v['holds'] else 'fell'} ({v['sources']} sources)" for k, v in st["claims"].items()]
-    lines += [f"decision  {k}: {'holds' if v['holds'] else 'fell'}{' [' + v['label'] + ']' if v['label'] else ''}"
-              for k, v in st["decisions"].items()]
+    lines = [
+        f"claim     {k}: {'holds' if v['holds'] else 'fell'} ({v['sources']} sources)" for k, v in st["claims"].items()
+    ]
+    lines += [
+        f"decision  {k}: {'holds' if v['holds'] else 'fell'}{' [' + v['label'] + ']' if v['label'] else ''}"
+        for k, v in st["decisions"].items()
+    ]
     lines += [f"action    {k}: {v['status']}" for k, v in st["actions"].items()]
     return _emit(args, st, lines)
 
@@ -204,14 +236,31 @@ def _undo(args: argparse.Namespace, target: str | None, source: str | None = Non
     target = target or active_incident(graph, source or "")
     if args.preview:
         p = preview_undo(graph, target)
-        d = {**p.report.as_dict(), "target": p.target.id, "kind": p.target.kind, "about": p.target.about,
-             "revision": p.revision, "graph_revision": p.graph_revision, "fingerprint": p.fingerprint}
-        return _emit(args, d, [f"preview: undo {p.target.kind} {p.target.id} on {p.target.about} "
-                               f"(revision {p.revision})", *_step_lines(d), f"apply with: --revision {p.revision}"])
+        d = {
+            **p.report.as_dict(),
+            "target": p.target.id,
+            "kind": p.target.kind,
+            "about": p.target.about,
+            "revision": p.revision,
+            "graph_revision": p.graph_revision,
+            "fingerprint": p.fingerprint,
+        }
+        return _emit(
+            args,
+            d,
+            [
+                f"preview: undo {p.target.kind} {p.target.id} on {p.target.about} (revision {p.revision})",
+                *_step_lines(d),
+                f"apply with: --revision {p.revision}",
+            ],
+        )
     res = undo(graph, target, args.by, args.reason, revision=args.revision).as_dict()
     verb = "reverted" if res["status"] == "reverted" else "already reverted"
-    return _emit(args, res, [f"{verb} {res['kind']} {res['target']} on {res['about']} (audit entry {res['undo']})",
-                             *_step_lines(res)])
+    return _emit(
+        args,
+        res,
+        [f"{verb} {res['kind']} {res['target']} on {res['about']} (audit entry {res['undo']})", *_step_lines(res)],
+    )
 
 
 def run_lift(args: argparse.Namespace) -> int:

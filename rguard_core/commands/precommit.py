@@ -19,9 +19,14 @@ from .guard import EXIT_WARN
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("precommit", help="guard the staged diff of the git repository you are in (pre-commit hook)")
-    p.add_argument("--repo", help=f"OWNER/NAME of the graph (default: 'repo:' in {CONFIG_FILE}, else the origin remote)")
-    p.add_argument("--fail-on-warn", action="store_true", help=f"exit {EXIT_WARN} when the verdict is warn or the diff limits "
-                   "left a file unchecked (blocks the commit)")
+    p.add_argument(
+        "--repo", help=f"OWNER/NAME of the graph (default: 'repo:' in {CONFIG_FILE}, else the origin remote)"
+    )
+    p.add_argument(
+        "--fail-on-warn",
+        action="store_true",
+        help=f"exit {EXIT_WARN} when the verdict is warn or the diff limits left a file unchecked (blocks the commit)",
+    )
     p.add_argument("--judge", choices=JUDGES, default="offline")
     p.add_argument("--data-dir", help="RGuard's data dir (default: $RGUARD_DATA_DIR, else ./.rguard of the repository)")
     p.add_argument("--json", action="store_true", help="print the guard report as JSON")

@@ -14,8 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("why", help="answer a why-question from the repository's decisions, with receipts")
     p.add_argument("--repo", required=True, help="OWNER/NAME")
     p.add_argument("question", help='for example "why do we keep unknown prices as null?"')
-    p.add_argument("--synthesize", action="store_true",
-                   help="add a short LLM synthesis that may cite only retrieved receipts (needs OPENAI_BASE_URL/KEY)")
+    p.add_argument(
+        "--synthesize",
+        action="store_true",
+        help="add a short LLM synthesis that may cite only retrieved receipts (needs OPENAI_BASE_URL/KEY)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -45,6 +48,9 @@ def render_text(ans: WhyAnswer) -> str:
         if d.note:
             lines.append(f"  ({d.note})")
     if ans.withheld:
-        lines += ["", f"{ans.withheld} match(es) withheld: the claim no longer holds, its source is quarantined, "
-                      "or its quote is no longer verbatim"]
+        lines += [
+            "",
+            f"{ans.withheld} match(es) withheld: the claim no longer holds, its source is quarantined, "
+            "or its quote is no longer verbatim",
+        ]
     return "\n".join(lines)

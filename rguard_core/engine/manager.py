@@ -56,7 +56,9 @@ class EngineStatus:
 
 def engine_options(settings: Settings) -> tuple[float, str]:
     if settings.engine_fsync not in FSYNC_POLICIES:
-        raise ConfigError(f"RGUARD_ENGINE_FSYNC must be one of {', '.join(FSYNC_POLICIES)}, got {settings.engine_fsync!r}")
+        raise ConfigError(
+            f"RGUARD_ENGINE_FSYNC must be one of {', '.join(FSYNC_POLICIES)}, got {settings.engine_fsync!r}"
+        )
     return float(settings.engine_idle_s), settings.engine_fsync
 
 
@@ -80,8 +82,10 @@ def _prepare_dir(paths: EnginePaths) -> None:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as e:
-        raise EngineStartFailed(paths.data_dir, f"the data dir cannot be written ({e.strerror or e}); set "
-                                "RGUARD_DATA_DIR to a folder you can write") from e
+        raise EngineStartFailed(
+            paths.data_dir,
+            f"the data dir cannot be written ({e.strerror or e}); set RGUARD_DATA_DIR to a folder you can write",
+        ) from e
 
 
 @contextlib.contextmanager
@@ -95,8 +99,9 @@ def _flock(path: Path, timeout_s: float) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise EngineStartFailed(path.parent, f"another process has been starting the engine for "
-                                            f"{timeout_s:.0f} s (lock {path})") from None
+                    raise EngineStartFailed(
+                        path.parent, f"another process has been starting the engine for {timeout_s:.0f} s (lock {path})"
+                    ) from None
                 time.sleep(0.02)
         yield
     finally:
@@ -128,8 +133,11 @@ def ensure_engine(settings: Settings) -> Path:
     try:
         return _start_or_join(paths, idle_s, fsync)
     except OSError as e:
-        raise EngineStartFailed(paths.data_dir, f"cannot use the engine's files ({e.strerror or e}: "
-                                f"{e.filename or paths.data_dir}); is the data dir another user's?") from e
+        raise EngineStartFailed(
+            paths.data_dir,
+            f"cannot use the engine's files ({e.strerror or e}: "
+            f"{e.filename or paths.data_dir}); is the data dir another user's?",
+        ) from e
 
 
 def _start_or_join(paths: EnginePaths, idle_s: float, fsync: str) -> Path:
@@ -177,14 +185,33 @@ def _clear_stale(paths: EnginePaths) -> None:
 
 
 def _spawn(paths: EnginePaths, lock_fd: int, idle_s: float, fsync: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "rguard_core.engine.supervisor", "--data-dir", str(paths.data_dir),
-           "--lock-fd", str(lock_fd), "--idle-s", str(idle_s), "--fsync", fsync]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rguard_core.engine.supervisor",
+        "--data-dir",
+        str(paths.data_dir),
+        "--lock-fd",
+        str(lock_fd),
+        "--idle-s",
+        str(idle_s),
+        "--fsync",
+        fsync,
+    ]
     env = dict(os.environ)
     pkg_root = str(Path(__file__).resolve().parents[2])  # so the supervisor imports this very rguard_core
     env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with open(paths.supervisor_log, "ab") as log:
-        return subprocess.Popen(cmd, pass_fds=(lock_fd,), start_new_session=True, stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=log, cwd=str(paths.data_dir), env=env)
+        return subprocess.Popen(
+            cmd,
+            pass_fds=(lock_fd,),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            cwd=str(paths.data_dir),
+            env=env,
+        )
 
 
 def _wait_ready(paths: EnginePaths, proc: subprocess.Popen[bytes] | None) -> bool:
@@ -199,9 +226,12 @@ def _wait_ready(paths: EnginePaths, proc: subprocess.Popen[bytes] | None) -> boo
                 return False
             state = _read_state(paths)
             if state.get("state") == "ready" and time.monotonic() - started > UNRESPONSIVE_S:
-                raise EngineStartFailed(paths.data_dir, f"the engine (pid {state.get('pid')}) holds this data dir but "
-                                        f"has not answered for {UNRESPONSIVE_S:.0f} s; stop it with "
-                                        "`python -m rguard_core engine stop`")
+                raise EngineStartFailed(
+                    paths.data_dir,
+                    f"the engine (pid {state.get('pid')}) holds this data dir but "
+                    f"has not answered for {UNRESPONSIVE_S:.0f} s; stop it with "
+                    "`python -m rguard_core engine stop`",
+                )
             if state.get("state") == "starting" and not _alive(state.get("supervisor_pid")) and ping(paths.socket):
                 return True  # its supervisor was killed after the server came up: the server itself is fine
         elif proc.poll() is not None:
@@ -213,8 +243,9 @@ def _wait_ready(paths: EnginePaths, proc: subprocess.Popen[bytes] | None) -> boo
                 why = f"the engine stopped during start; see {paths.supervisor_log} and {paths.log}"
             raise EngineStartFailed(paths.data_dir, why)
         time.sleep(0.01)
-    raise EngineStartFailed(paths.data_dir, f"the engine did not become ready within {START_TIMEOUT_S:.0f} s; "
-                            f"see {paths.log}")
+    raise EngineStartFailed(
+        paths.data_dir, f"the engine did not become ready within {START_TIMEOUT_S:.0f} s; see {paths.log}"
+    )
 
 
 def engine_status(settings: Settings) -> EngineStatus:
@@ -225,15 +256,29 @@ def engine_status(settings: Settings) -> EngineStatus:
     if running:
         with contextlib.suppress(OSError, ConnectionError, RespError), RespConnection(paths.socket) as c:
             info = {**c.info("persistence"), **c.info("server"), **c.info("memory"), **c.info("clients")}
-            keys = ("aof_enabled", "aof_last_write_status", "aof_last_bgrewrite_status", "uptime_in_seconds",
-                    "used_memory_human", "connected_clients", "redis_version")
+            keys = (
+                "aof_enabled",
+                "aof_last_write_status",
+                "aof_last_bgrewrite_status",
+                "uptime_in_seconds",
+                "used_memory_human",
+                "connected_clients",
+                "redis_version",
+            )
             live = {k: info[k] for k in keys if k in info}
     return EngineStatus(
-        running=running, data_dir=str(paths.data_dir), socket=str(paths.socket),
-        pid=state.get("pid") if running else None, supervisor_pid=state.get("supervisor_pid") if running else None,
-        since=state.get("since") if running else None, appendonly=state.get("appendonly"),
-        appendfsync=state.get("appendfsync"), aof_dir=state.get("aof_dir") or str(paths.aof_dir),
-        idle_stop_s=state.get("idle_stop_s"), log=str(paths.log), live=live,
+        running=running,
+        data_dir=str(paths.data_dir),
+        socket=str(paths.socket),
+        pid=state.get("pid") if running else None,
+        supervisor_pid=state.get("supervisor_pid") if running else None,
+        since=state.get("since") if running else None,
+        appendonly=state.get("appendonly"),
+        appendfsync=state.get("appendfsync"),
+        aof_dir=state.get("aof_dir") or str(paths.aof_dir),
+        idle_stop_s=state.get("idle_stop_s"),
+        log=str(paths.log),
+        live=live,
     )
 
 

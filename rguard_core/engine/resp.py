@@ -60,7 +60,7 @@ class RespConnection:
             if not chunk:
                 raise ConnectionError("engine closed the connection")
             self._buf += chunk
-        data, self._buf = self._buf[:n], self._buf[n + 2:]
+        data, self._buf = self._buf[:n], self._buf[n + 2 :]
         return data
 
     def _reply(self) -> object:

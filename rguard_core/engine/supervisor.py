@@ -25,8 +25,17 @@ from .resp import RespConnection, RespError
 
 LOAD_TIMEOUT_S = 600.0  # loading a large append-only file takes a while; a dead server is noticed at once
 CORRUPT_MARKERS = (
-    "Bad file format", "Wrong signature", "Unrecoverable error", "Short read", "corrupt", "Corrupt",
-    "Unexpected EOF", "Bad RDB", "manifest", "Can't handle RDB format", "Unknown RDB",
+    "Bad file format",
+    "Wrong signature",
+    "Unrecoverable error",
+    "Short read",
+    "corrupt",
+    "Corrupt",
+    "Unexpected EOF",
+    "Bad RDB",
+    "manifest",
+    "Can't handle RDB format",
+    "Unknown RDB",
 )
 CRASH_MARKER = "crashed by signal"
 
@@ -95,12 +104,16 @@ def start_failure_message(paths: EnginePaths, code: int | None) -> str:
         full = tail
     where = paths.aof_dir if paths.aof_manifest.exists() else paths.legacy_rdb
     if CRASH_MARKER in full and "Ready to accept connections" not in full:
-        return (f"the FalkorDB engine crashed while loading the database file at {where}; the file is kept as it "
-                f"was. Copy it somewhere safe, then restore a backup or move it away to start empty. Server log: "
-                f"{paths.log}")
+        return (
+            f"the FalkorDB engine crashed while loading the database file at {where}; the file is kept as it "
+            f"was. Copy it somewhere safe, then restore a backup or move it away to start empty. Server log: "
+            f"{paths.log}"
+        )
     if any(m in tail for m in CORRUPT_MARKERS):
-        return (f"database file is corrupt at {where}: the engine refused to load it. Restore a backup, or move "
-                f"the file away to start empty. Server log ({paths.log}):\n{tail}")
+        return (
+            f"database file is corrupt at {where}: the engine refused to load it. Restore a backup, or move "
+            f"the file away to start empty. Server log ({paths.log}):\n{tail}"
+        )
     return f"the FalkorDB engine exited during start (code {code}). Server log ({paths.log}):\n{tail}"
 
 
@@ -133,8 +146,11 @@ def _migrate_legacy(conn: RespConnection, paths: EnginePaths) -> None:
     deadline = time.monotonic() + LOAD_TIMEOUT_S
     while time.monotonic() < deadline:
         info = conn.info("persistence")
-        if (info.get("aof_enabled") == "1" and info.get("aof_rewrite_in_progress") == "0"
-                and info.get("aof_rewrite_scheduled") == "0"):
+        if (
+            info.get("aof_enabled") == "1"
+            and info.get("aof_rewrite_in_progress") == "0"
+            and info.get("aof_rewrite_scheduled") == "0"
+        ):
             if info.get("aof_last_bgrewrite_status") != "ok":
                 raise RuntimeError(f"could not write the append-only file in {paths.aof_dir}; see {paths.log}")
             break
@@ -198,18 +214,33 @@ def main(argv: list[str] | None = None) -> int:
         legacy = paths.legacy_rdb.exists() and not paths.aof_manifest.exists()
         paths.conf.write_text(render_conf(paths, args.fsync, appendonly=not legacy, module=module))
         paths.socket.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        proc = subprocess.Popen([str(server), str(paths.conf)], pass_fds=(args.lock_fd,), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(paths.data_dir))
+        proc = subprocess.Popen(
+            [str(server), str(paths.conf)],
+            pass_fds=(args.lock_fd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=str(paths.data_dir),
+        )
         os.close(args.lock_fd)  # from here on the server alone holds the data dir's lock
         conn = _wait_loaded(proc, paths)
         if legacy:
             _migrate_legacy(conn, paths)
-        state.update({
-            "state": "ready", "pid": proc.pid, "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "started_at": time.time(),
-            "data_dir": str(paths.data_dir), "aof_dir": str(paths.aof_dir), "appendonly": True,
-            "appendfsync": args.fsync, "idle_stop_s": args.idle_s, "log": str(paths.log),
-            "migrated_from": str(paths.legacy_rdb) if legacy else None,
-        })
+        state.update(
+            {
+                "state": "ready",
+                "pid": proc.pid,
+                "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "started_at": time.time(),
+                "data_dir": str(paths.data_dir),
+                "aof_dir": str(paths.aof_dir),
+                "appendonly": True,
+                "appendfsync": args.fsync,
+                "idle_stop_s": args.idle_s,
+                "log": str(paths.log),
+                "migrated_from": str(paths.legacy_rdb) if legacy else None,
+            }
+        )
         _write_json(paths.state, state)
         _idle_loop(proc, conn, args.idle_s, paths)
     except _Stop:

@@ -7,7 +7,19 @@ from .memory_bench import MemoryBenchResult, run_memory_bench
 from .why_eval import WhyEvalResult, load_why_cases, run_why_eval
 
 __all__ = [
-    "CaseSet", "GuardCase", "GuardEvalResult", "MemoryBenchResult", "RunInfo", "append_run", "check_applies",
-    "list_runs", "load_cases", "parse_cases", "run_guard_eval", "run_memory_bench",
-    "WhyEvalResult", "load_why_cases", "run_why_eval",
+    "CaseSet",
+    "GuardCase",
+    "GuardEvalResult",
+    "MemoryBenchResult",
+    "RunInfo",
+    "append_run",
+    "check_applies",
+    "list_runs",
+    "load_cases",
+    "parse_cases",
+    "run_guard_eval",
+    "run_memory_bench",
+    "WhyEvalResult",
+    "load_why_cases",
+    "run_why_eval",
 ]

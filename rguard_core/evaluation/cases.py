@@ -155,8 +155,15 @@ def check_applies(case_set: CaseSet, tree: str | Path) -> dict[str, str]:
         for case in case_set.cases:
             diff = case.diff if case.diff.endswith("\n") else case.diff + "\n"
             try:
-                res = subprocess.run(["git", "apply", "--check", "--recount", "-"], input=diff.encode(), cwd=work,
-                                     env=env, capture_output=True, timeout=30, check=False)
+                res = subprocess.run(
+                    ["git", "apply", "--check", "--recount", "-"],
+                    input=diff.encode(),
+                    cwd=work,
+                    env=env,
+                    capture_output=True,
+                    timeout=30,
+                    check=False,
+                )
             except (OSError, subprocess.TimeoutExpired) as e:
                 raise InvalidInput(f"cannot run git apply to check case {case.id!r}: {e}") from None
             if res.returncode != 0:

@@ -57,9 +57,20 @@ class CaseResult:
 
     def as_dict(self) -> dict[str, Any]:
         c = self.case
-        return {"id": c.id, "kind": c.kind, "label": c.label, "verdict": self.verdict, "cited": self.cited,
-                "ok": self.ok, "findings": self.findings, "expect_source": c.expect_source,
-                "attributed": self.attributed, "why": c.why, "diff": c.diff, "timings_ms": self.timings_ms}
+        return {
+            "id": c.id,
+            "kind": c.kind,
+            "label": c.label,
+            "verdict": self.verdict,
+            "cited": self.cited,
+            "ok": self.ok,
+            "findings": self.findings,
+            "expect_source": c.expect_source,
+            "attributed": self.attributed,
+            "why": c.why,
+            "diff": c.diff,
+            "timings_ms": self.timings_ms,
+        }
 
 
 @dataclass
@@ -72,20 +83,44 @@ class GuardEvalResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract: metrics, cases, run (plus repo and cases_file)."""
-        return {"metrics": self.metrics, "cases": [r.as_dict() for r in self.results], "run": self.run.as_dict(),
-                "repo": self.repo, "cases_file": self.cases_file}
+        return {
+            "metrics": self.metrics,
+            "cases": [r.as_dict() for r in self.results],
+            "run": self.run.as_dict(),
+            "repo": self.repo,
+            "cases_file": self.cases_file,
+        }
 
     def history_record(self) -> dict[str, Any]:
         """What history keeps: everything but the findings and diffs (those are in the cases file and graph)."""
-        return {**self.run.as_dict(), "kind": "guard", "repo": self.repo, "cases_file": self.cases_file,
-                "metrics": self.metrics,
-                "cases": [{"id": r.case.id, "kind": r.case.kind, "label": r.case.label, "verdict": r.verdict,
-                           "ok": r.ok, "cited": r.cited} for r in self.results]}
+        return {
+            **self.run.as_dict(),
+            "kind": "guard",
+            "repo": self.repo,
+            "cases_file": self.cases_file,
+            "metrics": self.metrics,
+            "cases": [
+                {
+                    "id": r.case.id,
+                    "kind": r.case.kind,
+                    "label": r.case.label,
+                    "verdict": r.verdict,
+                    "ok": r.ok,
+                    "cited": r.cited,
+                }
+                for r in self.results
+            ],
+        }
 
 
 def run_guard_eval(
-    store: Store, case_set: CaseSet, *, judge: str = "offline", repo: str | None = None,
-    settings: Settings | None = None, progress: Progress | None = None,
+    store: Store,
+    case_set: CaseSet,
+    *,
+    judge: str = "offline",
+    repo: str | None = None,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
 ) -> GuardEvalResult:
     """Run each case through ``run_guard`` on ``repo`` (default: the file's) and compute the metrics."""
     from ..guard import run_guard  # late: keeps loading cases and history free of the guard's imports
@@ -160,11 +195,21 @@ def compute_metrics(results: list[CaseResult]) -> dict[str, Any]:
         "false_positive_rate": _rate(len(false_warn), len(benign)),
         "precision": _rate(len(caught), len(warned)),
         "attribution": _rate(sum(r.attributed for r in caught), len(caught)),
-        "by_kind": _by_kind(results), "by_rule": by_rule(results), "by_split": by_split(results),
-        "graph_ms_p50": percentile(graph, 50), "graph_ms_p95": percentile(graph, 95),
-        "total_ms_p50": percentile(total, 50), "total_ms_p95": percentile(total, 95),
-        "counts": {"cases": len(results), "contradicts": len(contra), "benign": len(benign), "caught": len(caught),
-                   "false_warnings": len(false_warn), "ok": sum(r.ok for r in results)},
+        "by_kind": _by_kind(results),
+        "by_rule": by_rule(results),
+        "by_split": by_split(results),
+        "graph_ms_p50": percentile(graph, 50),
+        "graph_ms_p95": percentile(graph, 95),
+        "total_ms_p50": percentile(total, 50),
+        "total_ms_p95": percentile(total, 95),
+        "counts": {
+            "cases": len(results),
+            "contradicts": len(contra),
+            "benign": len(benign),
+            "caught": len(caught),
+            "false_warnings": len(false_warn),
+            "ok": sum(r.ok for r in results),
+        },
     }
 
 
@@ -177,8 +222,11 @@ def _by_kind(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
         benign = [r for r in rs if r.case.label == "benign"]
         caught = [r for r in contra if r.warned]
         out[kind] = {
-            "label": labels[0] if len(labels) == 1 else "mixed", "n": len(rs), "warned": sum(r.warned for r in rs),
-            "ok": sum(r.ok for r in rs), "ok_rate": _rate(sum(r.ok for r in rs), len(rs)),
+            "label": labels[0] if len(labels) == 1 else "mixed",
+            "n": len(rs),
+            "warned": sum(r.warned for r in rs),
+            "ok": sum(r.ok for r in rs),
+            "ok_rate": _rate(sum(r.ok for r in rs), len(rs)),
             "recall": _rate(len(caught), len(contra)),
             "false_positive_rate": _rate(sum(r.warned for r in benign), len(benign)),
             "attribution": _rate(sum(r.attributed for r in caught), len(caught)),
@@ -200,8 +248,12 @@ def by_rule(results: list[CaseResult]) -> dict[str, dict[str, int]]:
     for r in results:
         contra = [f for f in r.findings if f.get("label") == "contradicts"]
         if r.case.label == "contradicts":
-            cited = {x for f in contra if r.case.expect_source is not None and cites(f, r.case.expect_source)
-                     for x in _rules(f)}
+            cited = {
+                x
+                for f in contra
+                if r.case.expect_source is not None and cites(f, r.case.expect_source)
+                for x in _rules(f)
+            }
             for rule in dict.fromkeys(x for f in contra for x in _rules(f)):
                 bump(rule, "fired")
                 if rule in cited:
@@ -231,10 +283,16 @@ def by_split(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
         contra = [r for r in rs if r.case.label == "contradicts"]
         benign = [r for r in rs if r.case.label == "benign"]
         caught = [r for r in contra if r.warned]
-        out[split] = {"cases": len(rs), "contradicts": len(contra), "caught": len(caught),
-                      "attributed": sum(r.attributed for r in caught), "benign": len(benign),
-                      "false_warnings": sum(r.warned for r in benign), "recall": _rate(len(caught), len(contra)),
-                      "false_positive_rate": _rate(sum(r.warned for r in benign), len(benign))}
+        out[split] = {
+            "cases": len(rs),
+            "contradicts": len(contra),
+            "caught": len(caught),
+            "attributed": sum(r.attributed for r in caught),
+            "benign": len(benign),
+            "false_warnings": sum(r.warned for r in benign),
+            "recall": _rate(len(caught), len(contra)),
+            "false_positive_rate": _rate(sum(r.warned for r in benign), len(benign)),
+        }
     return out
 
 

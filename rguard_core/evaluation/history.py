@@ -46,8 +46,9 @@ def git_sha(root: Path = REPO_ROOT) -> str | None:
         if head.returncode != 0:
             return None
         sha = head.stdout.decode().strip()
-        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=root, capture_output=True, timeout=10,
-                               check=False)
+        dirty = subprocess.run(
+            ["git", "diff", "--quiet", "HEAD", "--"], cwd=root, capture_output=True, timeout=10, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return f"{sha}-dirty" if dirty.returncode == 1 else sha

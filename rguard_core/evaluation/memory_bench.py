@@ -30,8 +30,13 @@ from .memory_gen import VARIANTS, MemoryInstance, generate
 from .memory_oracle import Truth, judge
 from .memory_systems import SystemOutcome, run_delete_cascade, run_plain, run_rguard
 
-METRICS = ("poisoned_served", "valid_preserved", "withdrawal_precision", "bad_decisions_missed",
-           "decisions_labelled_correctly")
+METRICS = (
+    "poisoned_served",
+    "valid_preserved",
+    "withdrawal_precision",
+    "bad_decisions_missed",
+    "decisions_labelled_correctly",
+)
 MAX_SEEDS = 500
 Progress = Callable[[int, int, str], None]
 
@@ -45,8 +50,9 @@ def seed_metrics(inst: MemoryInstance, truth: Truth, out: SystemOutcome) -> dict
         "valid_preserved": _rate(len(truth.valid & out.served), len(truth.valid)),
         "withdrawal_precision": _rate(len(withdrawn & truth.poisoned), len(withdrawn)),
         "bad_decisions_missed": _rate(len(truth.fell_decisions & out.standing), len(truth.fell_decisions)),
-        "decisions_labelled_correctly": _rate(sum(out.labels.get(d) == lab for d, lab in truth.labels.items()),
-                                              len(truth.labels)),
+        "decisions_labelled_correctly": _rate(
+            sum(out.labels.get(d) == lab for d, lab in truth.labels.items()), len(truth.labels)
+        ),
     }
 
 
@@ -78,17 +84,32 @@ class MemoryBenchResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract (``systems``, ``seeds``, ``variant``) plus mirror_aware, per_seed and run."""
-        return {"systems": self.systems, "seeds": self.seeds, "variant": self.variant,
-                "mirror_aware": self.mirror_aware, "per_seed": self.per_seed, "run": self.run.as_dict(),
-                "seconds": round(self.seconds, 3), "notes": self.notes}
+        return {
+            "systems": self.systems,
+            "seeds": self.seeds,
+            "variant": self.variant,
+            "mirror_aware": self.mirror_aware,
+            "per_seed": self.per_seed,
+            "run": self.run.as_dict(),
+            "seconds": round(self.seconds, 3),
+            "notes": self.notes,
+        }
 
     def history_record(self) -> dict[str, Any]:
-        return {**self.run.as_dict(), "kind": "memory", "seeds": self.seeds, "variant": self.variant,
-                "systems": self.systems, "mirror_aware": self.mirror_aware, "seconds": round(self.seconds, 3)}
+        return {
+            **self.run.as_dict(),
+            "kind": "memory",
+            "seeds": self.seeds,
+            "variant": self.variant,
+            "systems": self.systems,
+            "mirror_aware": self.mirror_aware,
+            "seconds": round(self.seconds, 3),
+        }
 
 
-def run_memory_bench(store: Store, seeds: int = 20, variant: str = "base", *,
-                     progress: Progress | None = None) -> MemoryBenchResult:
+def run_memory_bench(
+    store: Store, seeds: int = 20, variant: str = "base", *, progress: Progress | None = None
+) -> MemoryBenchResult:
     """Generate ``seeds`` instances of ``variant`` and score plain, delete-cascade, rguard (and rguard+mirrors)."""
     from ..errors import InvalidInput
 
@@ -98,8 +119,9 @@ def run_memory_bench(store: Store, seeds: int = 20, variant: str = "base", *,
         raise InvalidInput(f"--seeds must be between 1 and {MAX_SEEDS}, got {seeds}")
     t0 = time.perf_counter()
     run = current_run(None)
-    rows: dict[str, list[dict[str, float | None]]] = {s: [] for s in ("plain", "delete-cascade", "rguard",
-                                                                      "rguard+mirrors")}
+    rows: dict[str, list[dict[str, float | None]]] = {
+        s: [] for s in ("plain", "delete-cascade", "rguard", "rguard+mirrors")
+    }
     per_seed: list[dict[str, Any]] = []
     detection = {"mirrors": 0, "detected": 0, "correct": 0, "false": 0}
     for seed in range(seeds):
@@ -107,11 +129,20 @@ def run_memory_bench(store: Store, seeds: int = 20, variant: str = "base", *,
             progress(seed, seeds, f"seed {seed}")
         inst = generate(seed, variant)
         truth = judge(inst.scenario, inst.truly_bad)
-        outs = [run_plain(inst), run_delete_cascade(inst), run_rguard(store, inst),
-                run_rguard(store, inst, detect=True)]
-        entry: dict[str, Any] = {"seed": seed, "claims": len(inst.scenario["claims"]),
-                                 "decisions": len(inst.scenario["decisions"]), "poisoned": len(truth.poisoned),
-                                 "fell": len(truth.fell_decisions), "mirror_proofs": inst.mirror_proofs}
+        outs = [
+            run_plain(inst),
+            run_delete_cascade(inst),
+            run_rguard(store, inst),
+            run_rguard(store, inst, detect=True),
+        ]
+        entry: dict[str, Any] = {
+            "seed": seed,
+            "claims": len(inst.scenario["claims"]),
+            "decisions": len(inst.scenario["decisions"]),
+            "poisoned": len(truth.poisoned),
+            "fell": len(truth.fell_decisions),
+            "mirror_proofs": inst.mirror_proofs,
+        }
         for out in outs:
             m = seed_metrics(inst, truth, out)
             rows[out.system].append(m)

@@ -27,17 +27,72 @@ VARIANTS = ("base", "hidden-mirror")
 N_SOURCES, N_COMPROMISED, OBS_PER_SOURCE, SENTENCES = 12, 3, 3, 7
 N_L1, N_L2, N_DECISIONS, N_CYCLES, N_CORROBORATED = 18, 16, 20, 4, 4
 
-VENDORS = ["Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Acme", "Vandelay", "Tyrell", "Cyberdyne",
-           "Soylent", "Wonka", "Gringotts", "Oscorp", "Massive", "Dunder", "Pied Piper", "Aperture", "Monarch", "Nakatomi"]
-TOPICS = ["bank account", "invoice total", "delivery date", "unit price", "payment terms", "shipping address",
-          "contract renewal", "tax number", "credit limit", "warranty period", "discount rate", "customs code"]
-VERBS = ["confirmed", "reported", "changed", "approved", "disputed", "updated", "verified", "recorded", "flagged",
-         "requested", "cancelled", "amended"]
+VENDORS = [
+    "Globex",
+    "Initech",
+    "Umbrella",
+    "Hooli",
+    "Stark",
+    "Wayne",
+    "Acme",
+    "Vandelay",
+    "Tyrell",
+    "Cyberdyne",
+    "Soylent",
+    "Wonka",
+    "Gringotts",
+    "Oscorp",
+    "Massive",
+    "Dunder",
+    "Pied Piper",
+    "Aperture",
+    "Monarch",
+    "Nakatomi",
+]
+TOPICS = [
+    "bank account",
+    "invoice total",
+    "delivery date",
+    "unit price",
+    "payment terms",
+    "shipping address",
+    "contract renewal",
+    "tax number",
+    "credit limit",
+    "warranty period",
+    "discount rate",
+    "customs code",
+]
+VERBS = [
+    "confirmed",
+    "reported",
+    "changed",
+    "approved",
+    "disputed",
+    "updated",
+    "verified",
+    "recorded",
+    "flagged",
+    "requested",
+    "cancelled",
+    "amended",
+]
 KINDS = ["email", "record", "agent_report", "web_page", "ledger", "ticket"]
 # Edits a mirror makes to a copied sentence: near-identical text that no exact-match check would link.
-SYNONYMS = {"confirmed": "verified", "verified": "confirmed", "changed": "updated", "updated": "changed",
-            "reported": "stated", "approved": "accepted", "recorded": "logged", "requested": "asked for",
-            "the": "the", "new": "fresh", "was": "is", "of": "for"}
+SYNONYMS = {
+    "confirmed": "verified",
+    "verified": "confirmed",
+    "changed": "updated",
+    "updated": "changed",
+    "reported": "stated",
+    "approved": "accepted",
+    "recorded": "logged",
+    "requested": "asked for",
+    "the": "the",
+    "new": "fresh",
+    "was": "is",
+    "of": "for",
+}
 
 
 @dataclass(frozen=True)
@@ -117,8 +172,12 @@ class _Builder:
     def add_source(self, sid: str) -> None:
         vendor = self.rng.choice(VENDORS)
         self.sentences[sid] = [_sentence(self.rng) for _ in range(SENTENCES)]
-        self.sources[sid] = {"id": sid, "kind": self.rng.choice(KINDS), "title": f"{vendor} {self.rng.choice(TOPICS)} note",
-                             "text": ""}
+        self.sources[sid] = {
+            "id": sid,
+            "kind": self.rng.choice(KINDS),
+            "title": f"{vendor} {self.rng.choice(TOPICS)} note",
+            "text": "",
+        }
         self._render(sid)
 
     def _render(self, sid: str) -> None:
@@ -172,28 +231,45 @@ class _Builder:
                 prem = list(dict.fromkeys(self.rng.choice(pool) for _ in range(self.rng.randint(1, 2))))
                 self.justs.append({"id": f"j-{did}-{len(self.justs)}", "conclusion": did, "premises": prem})
             for a in range(1 + (self.rng.random() < 0.2) if self.rng.random() < 0.85 else 0):
-                self.actions.append({"id": f"a-{did}-{a}", "summary": f"Carry out {did} (step {a})", "decision": did,
-                                     "executed": self.rng.random() < 0.5})
+                self.actions.append(
+                    {
+                        "id": f"a-{did}-{a}",
+                        "summary": f"Carry out {did} (step {a})",
+                        "decision": did,
+                        "executed": self.rng.random() < 0.5,
+                    }
+                )
 
     def scenario(self) -> dict[str, Any]:
-        return {"sources": [dict(s) for s in self.sources.values()], "claims": [dict(c) for c in self.claims],
-                "justifications": [dict(j, premises=list(j["premises"])) for j in self.justs],
-                "decisions": [dict(d) for d in self.decs], "actions": [dict(a) for a in self.actions]}
+        return {
+            "sources": [dict(s) for s in self.sources.values()],
+            "claims": [dict(c) for c in self.claims],
+            "justifications": [dict(j, premises=list(j["premises"])) for j in self.justs],
+            "decisions": [dict(d) for d in self.decs],
+            "actions": [dict(a) for a in self.actions],
+        }
 
 
 def _sentence(rng: random.Random) -> str:
     vendor, topic, verb = rng.choice(VENDORS), rng.choice(TOPICS), rng.choice(VERBS)
     n = rng.randint(1000, 9999)
-    value = rng.choice([f"EUR {rng.randint(1, 99)},{rng.randint(100, 999)}", f"{rng.choice([14, 30, 45, 60, 90])} days",
-                        f"DE{rng.randint(10, 99)}-{rng.randint(1000, 9999)}-{rng.randint(1000, 9999)}",
-                        f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"])
+    value = rng.choice(
+        [
+            f"EUR {rng.randint(1, 99)},{rng.randint(100, 999)}",
+            f"{rng.choice([14, 30, 45, 60, 90])} days",
+            f"DE{rng.randint(10, 99)}-{rng.randint(1000, 9999)}-{rng.randint(1000, 9999)}",
+            f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        ]
+    )
     date = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-    return rng.choice([
-        f"{vendor} {verb} the {topic} for order {n} to {value} on {date}.",
-        f"On {date} {vendor} {verb} that the {topic} of account {n} is {value}.",
-        f"The {topic} that {vendor} {verb} for shipment {n} was {value}.",
-        f"{vendor} {verb} a new {topic} of {value} under contract {n}.",
-    ])
+    return rng.choice(
+        [
+            f"{vendor} {verb} the {topic} for order {n} to {value} on {date}.",
+            f"On {date} {vendor} {verb} that the {topic} of account {n} is {value}.",
+            f"The {topic} that {vendor} {verb} for shipment {n} was {value}.",
+            f"{vendor} {verb} a new {topic} of {value} under contract {n}.",
+        ]
+    )
 
 
 def mirror_sentence(rng: random.Random, sentence: str) -> str:
@@ -223,8 +299,12 @@ def _hide_mirrors(rng: random.Random, inst: MemoryInstance, b: _Builder) -> Memo
         b.sentences[mid] = [mirror_sentence(rng, s) for s in b.sentences[orig]]
         if rng.random() < 0.5:  # a forwarding header of its own
             b.sentences[mid].insert(0, f"Forwarded by {rng.choice(VENDORS)} operations, see below.")
-        b.sources[mid] = {"id": mid, "kind": rng.choice(KINDS), "title": f"{rng.choice(VENDORS)} forwarded copy",
-                          "text": ""}
+        b.sources[mid] = {
+            "id": mid,
+            "kind": rng.choice(KINDS),
+            "title": f"{rng.choice(VENDORS)} forwarded copy",
+            "text": "",
+        }
         b._render(mid)
         mirrors[mid] = orig
     sc = b.scenario()
@@ -233,8 +313,13 @@ def _hide_mirrors(rng: random.Random, inst: MemoryInstance, b: _Builder) -> Memo
     for j in sc["justifications"]:
         first.setdefault(j["conclusion"], j["id"])
     # A rescue is an alternative proof that still holds once the originals are quarantined.
-    rescues = [j for j in sc["justifications"] if first[j["conclusion"]] != j["id"]
-               and first[j["conclusion"]] not in told.after_justs and j["id"] in told.after_justs]
+    rescues = [
+        j
+        for j in sc["justifications"]
+        if first[j["conclusion"]] != j["id"]
+        and first[j["conclusion"]] not in told.after_justs
+        and j["id"] in told.after_justs
+    ]
     chosen = rng.sample(rescues, (len(rescues) + 1) // 2) if rescues else []
     by_id = {j["id"]: j for j in b.justs}
     just_of = {j["id"]: j for j in sc["justifications"]}
@@ -246,5 +331,14 @@ def _hide_mirrors(rng: random.Random, inst: MemoryInstance, b: _Builder) -> Memo
         if not any(c["id"] == cid for c in b.claims):
             b.observe(mid, k, cid)
         by_id[j["id"]]["premises"] = [cid]
-    return MemoryInstance(inst.seed, inst.variant, b.scenario(), inst.reported,
-                          tuple(sorted([*inst.reported, *mirrors])), mirrors, inst.decoys, len(chosen), len(rescues))
+    return MemoryInstance(
+        inst.seed,
+        inst.variant,
+        b.scenario(),
+        inst.reported,
+        tuple(sorted([*inst.reported, *mirrors])),
+        mirrors,
+        inst.decoys,
+        len(chosen),
+        len(rescues),
+    )

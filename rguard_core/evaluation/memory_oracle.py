@@ -86,7 +86,11 @@ def judge(scenario: dict[str, Any], bad: Iterable[str]) -> Truth:
         else:
             labels[d] = "review" if sources_behind(scenario, [d]) & bad else None
     return Truth(
-        before=frozenset(before), after=frozenset(after), after_justs=frozenset(after_justs),
-        poisoned=frozenset((before - after) & claims), valid=frozenset(after & claims),
-        fell_decisions=frozenset(d for d in decisions if d in before and d not in after), labels=labels,
+        before=frozenset(before),
+        after=frozenset(after),
+        after_justs=frozenset(after_justs),
+        poisoned=frozenset((before - after) & claims),
+        valid=frozenset(after & claims),
+        fell_decisions=frozenset(d for d in decisions if d in before and d not in after),
+        labels=labels,
     )

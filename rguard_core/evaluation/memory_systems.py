@@ -55,8 +55,9 @@ def run_plain(inst: MemoryInstance) -> SystemOutcome:
     sc = inst.scenario
     bad = _declared_lineage(sc, inst.reported)
     served = {c["id"] for c in sc["claims"] if c.get("source") not in bad}
-    return SystemOutcome("plain", served, {d["id"] for d in sc["decisions"]},
-                         {d["id"]: None for d in sc["decisions"]}, sorted(bad))
+    return SystemOutcome(
+        "plain", served, {d["id"] for d in sc["decisions"]}, {d["id"]: None for d in sc["decisions"]}, sorted(bad)
+    )
 
 
 def run_delete_cascade(inst: MemoryInstance) -> SystemOutcome:
@@ -69,10 +70,17 @@ def run_delete_cascade(inst: MemoryInstance) -> SystemOutcome:
         deleted |= new
         grew = bool(new)
     executed = {a["decision"] for a in sc["actions"] if a.get("executed")}
-    labels = {d["id"]: (("compensation" if d["id"] in executed else "correction") if d["id"] in deleted else None)
-              for d in sc["decisions"]}
-    return SystemOutcome("delete-cascade", {c["id"] for c in sc["claims"]} - deleted,
-                         {d["id"] for d in sc["decisions"]} - deleted, labels, sorted(bad))
+    labels = {
+        d["id"]: (("compensation" if d["id"] in executed else "correction") if d["id"] in deleted else None)
+        for d in sc["decisions"]
+    }
+    return SystemOutcome(
+        "delete-cascade",
+        {c["id"] for c in sc["claims"]} - deleted,
+        {d["id"] for d in sc["decisions"]} - deleted,
+        labels,
+        sorted(bad),
+    )
 
 
 def run_rguard(store: Store, inst: MemoryInstance, *, detect: bool = False, keep: bool = False) -> SystemOutcome:

@@ -35,13 +35,15 @@ class MirrorMatch:
 
 def fragments(text: str) -> list[str]:
     """Sentence- or line-sized pieces of a text with at least one full shingle."""
-    return [f for f in (p.strip() for p in _FRAGMENT_SPLIT.split(text or "")) if len(_WORD.findall(f.lower())) >= SHINGLE]
+    return [
+        f for f in (p.strip() for p in _FRAGMENT_SPLIT.split(text or "")) if len(_WORD.findall(f.lower())) >= SHINGLE
+    ]
 
 
 def shingles(text: str) -> set[int]:
     """Hashed word k-shingles (CRC32: stable across processes, unlike ``hash``)."""
     words = _WORD.findall((text or "").lower())
-    return {zlib.crc32(" ".join(words[i:i + SHINGLE]).encode()) for i in range(len(words) - SHINGLE + 1)}
+    return {zlib.crc32(" ".join(words[i : i + SHINGLE]).encode()) for i in range(len(words) - SHINGLE + 1)}
 
 
 def _near_dups(frags: list[str], other: set[int]) -> int:
@@ -53,8 +55,9 @@ def _near_dups(frags: list[str], other: set[int]) -> int:
     return n
 
 
-def find_mirrors(texts: dict[str, str], originals: Iterable[str],
-                 declared: dict[str, set[str]] | None = None) -> list[MirrorMatch]:
+def find_mirrors(
+    texts: dict[str, str], originals: Iterable[str], declared: dict[str, set[str]] | None = None
+) -> list[MirrorMatch]:
     """Sources in ``texts`` that mirror one of ``originals`` and do not already declare it as a parent."""
     declared = declared or {}
     originals = [o for o in dict.fromkeys(originals) if o in texts]

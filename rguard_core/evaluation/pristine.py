@@ -45,8 +45,13 @@ class GraphState:
         return f"scored on {where} as reviewers left it, NOT a pristine graph: {listed} in force"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"repo": self.repo, "cases_repo": self.cases_repo, "pristine": self.pristine, "edits": self.edits,
-                "statement": self.statement}
+        return {
+            "repo": self.repo,
+            "cases_repo": self.cases_repo,
+            "pristine": self.pristine,
+            "edits": self.edits,
+            "statement": self.statement,
+        }
 
 
 def graph_state(store: Store, repo: str, cases_repo: str) -> GraphState:

@@ -77,8 +77,11 @@ class Step:
 
     @property
     def diff(self) -> str:
-        rows = [{"path": f.path, "status": f.status, "patch": f.patch, "previous_path": f.previous_path}
-                for f in self.files if f.patch.strip()]
+        rows = [
+            {"path": f.path, "status": f.status, "patch": f.patch, "previous_path": f.previous_path}
+            for f in self.files
+            if f.patch.strip()
+        ]
         return diff_from_patches(rows) if rows else ""  # type: ignore[arg-type]
 
 
@@ -108,10 +111,24 @@ class ReplayCase:
         return self.verdict == "warn"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "at": self.at, "position": self.position,
-                "target": self.target, "target_title": self.target_title, "form": self.form, "scope": self.scope,
-                "verdict": self.verdict, "caught": self.caught, "cited": list(self.cited), "rules": list(self.rules),
-                "guard_ms": round(self.guard_ms, 1), "findings": list(self.findings), "error": self.error}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "at": self.at,
+            "position": self.position,
+            "target": self.target,
+            "target_title": self.target_title,
+            "form": self.form,
+            "scope": self.scope,
+            "verdict": self.verdict,
+            "caught": self.caught,
+            "cited": list(self.cited),
+            "rules": list(self.rules),
+            "guard_ms": round(self.guard_ms, 1),
+            "findings": list(self.findings),
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True)
@@ -124,14 +141,24 @@ class ReplayResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The CLI's JSON contract: source, seed, metrics, cases, run."""
-        return {"source": self.source, "seed": self.seed, "metrics": self.metrics,
-                "cases": [c.as_dict() for c in self.cases], "run": self.run.as_dict()}
+        return {
+            "source": self.source,
+            "seed": self.seed,
+            "metrics": self.metrics,
+            "cases": [c.as_dict() for c in self.cases],
+            "run": self.run.as_dict(),
+        }
 
     def history_record(self) -> dict[str, Any]:
         """What eval history keeps: metrics and per-case outcomes, without findings."""
-        return {**self.run.as_dict(), "kind": "replay", "source": self.source, "seed": self.seed,
-                "metrics": self.metrics,
-                "cases": [{k: v for k, v in c.as_dict().items() if k != "findings"} for c in self.cases]}
+        return {
+            **self.run.as_dict(),
+            "kind": "replay",
+            "source": self.source,
+            "seed": self.seed,
+            "metrics": self.metrics,
+            "cases": [{k: v for k, v in c.as_dict().items() if k != "findings"} for c in self.cases],
+        }
 
 
 # --- reading a history into steps ----------------------------------------------------------------
@@ -146,8 +173,14 @@ def git_steps(path: Path | str, max_commits: int = 100_000) -> tuple[RepoHistory
     docs = _docs_as_added(hist)
     # a revert on the mainline may name a commit a merge brought in from its branch: that merge is what it reverts
     mainline = {c.sha for c in hist.commits}
-    named = sorted({sha for c in hist.commits for sha in revert_shas(c.message)
-                    if not any(m.startswith(sha.lower()) for m in mainline)})
+    named = sorted(
+        {
+            sha
+            for c in hist.commits
+            for sha in revert_shas(c.message)
+            if not any(m.startswith(sha.lower()) for m in mainline)
+        }
+    )
     merged_in: dict[str, list[str]] = {}
     for sha, merge in (landed_with(Path(path), named, mainline) if named else {}).items():
         merged_in.setdefault(merge, []).append(sha)
@@ -156,12 +189,24 @@ def git_steps(path: Path | str, max_commits: int = 100_000) -> tuple[RepoHistory
         p = by_sha.get(c.sha)
         extra = tuple(merged_in.get(c.sha, ()))
         if p is not None:
-            steps.append(Step(f"pr:{p.number}", c.date or "", p.title, p.body, tuple(p.files), pull=p, commit=c,
-                              docs=tuple(docs.get(p.number, ())), brought_in=extra))
+            steps.append(
+                Step(
+                    f"pr:{p.number}",
+                    c.date or "",
+                    p.title,
+                    p.body,
+                    tuple(p.files),
+                    pull=p,
+                    commit=c,
+                    docs=tuple(docs.get(p.number, ())),
+                    brought_in=extra,
+                )
+            )
         else:
             subject = c.message.split("\n", 1)[0].strip()
-            steps.append(Step(f"commit:{c.sha}", c.date or "", subject, c.message, tuple(c.files), commit=c,
-                              brought_in=extra))
+            steps.append(
+                Step(f"commit:{c.sha}", c.date or "", subject, c.message, tuple(c.files), commit=c, brought_in=extra)
+            )
     return hist, steps
 
 
@@ -180,8 +225,18 @@ def snapshot_steps(path: Path | str, repo: str | None = None) -> tuple[RepoHisto
         for c in p.comments:
             nums |= parse_links(c.body).references
         linked = tuple(issues[n] for n in sorted(nums) if n in issues)
-        steps.append(Step(f"pr:{p.number}", p.merged_at or "", p.title, p.body, tuple(p.files), pull=p,
-                          issues=linked, docs=tuple(docs.get(p.number, ()))))
+        steps.append(
+            Step(
+                f"pr:{p.number}",
+                p.merged_at or "",
+                p.title,
+                p.body,
+                tuple(p.files),
+                pull=p,
+                issues=linked,
+                docs=tuple(docs.get(p.number, ())),
+            )
+        )
     return hist, steps
 
 
@@ -207,7 +262,9 @@ def find_reverts(steps: list[Step]) -> dict[str, RevertLink]:
         if links:
             out[s.id] = links[0]
         number = s.pull.number if s.pull else None
-        shas = tuple(x for x in ((s.pull.merge_commit_sha if s.pull else None), s.commit.sha if s.commit else None) if x)
+        shas = tuple(
+            x for x in ((s.pull.merge_commit_sha if s.pull else None), s.commit.sha if s.commit else None) if x
+        )
         shas += s.brought_in
         index.add(s.id, s.title, shas, number)
         if s.commit is not None:
@@ -229,8 +286,9 @@ class Plan:
     code: frozenset[str] = frozenset()  # step ids that changed product code
 
 
-def plan_cases(steps: list[Step], n_reverts: int, n_ordinary: int, seed: int,
-               people: dict[str, Person] | None = None) -> Plan:
+def plan_cases(
+    steps: list[Step], n_reverts: int, n_ordinary: int, seed: int, people: dict[str, Person] | None = None
+) -> Plan:
     """Every revert with a diff (a seeded sample of ``n_reverts`` when there are more), and a seeded sample of
     ``n_ordinary`` changes that neither revert nor were reverted nor are mechanical. The first change is never
     a case (there is no graph before it)."""
@@ -259,9 +317,43 @@ def _mechanical(steps: list[Step], reverts: dict[str, RevertLink], people: dict[
     return frozenset(out)
 
 
-CODE_SUFFIXES = frozenset((".py", ".pyx", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt",
-                           ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".scala", ".sql",
-                           ".sh", ".vue", ".svelte", ".ex", ".exs", ".erl", ".hs", ".lua", ".m", ".dart"))
+CODE_SUFFIXES = frozenset(
+    (
+        ".py",
+        ".pyx",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".jsx",
+        ".go",
+        ".rs",
+        ".java",
+        ".kt",
+        ".rb",
+        ".php",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".cs",
+        ".swift",
+        ".scala",
+        ".sql",
+        ".sh",
+        ".vue",
+        ".svelte",
+        ".ex",
+        ".exs",
+        ".erl",
+        ".hs",
+        ".lua",
+        ".m",
+        ".dart",
+    )
+)
 
 
 def is_product_code(path: str) -> bool:
@@ -281,10 +373,19 @@ def is_product_code(path: str) -> bool:
 
 
 def run_replay(
-    store: Store, *, git: Path | str | None = None, snapshot: Path | str | None = None, repo: str | None = None,
-    reverts: int = DEFAULT_REVERTS, ordinary: int = DEFAULT_ORDINARY, seed: int = DEFAULT_SEED,
-    judge: str = "offline", extractor: Extractor | None = None, max_commits: int = 100_000,
-    progress: Progress | None = None, keep_graph: bool = False,
+    store: Store,
+    *,
+    git: Path | str | None = None,
+    snapshot: Path | str | None = None,
+    repo: str | None = None,
+    reverts: int = DEFAULT_REVERTS,
+    ordinary: int = DEFAULT_ORDINARY,
+    seed: int = DEFAULT_SEED,
+    judge: str = "offline",
+    extractor: Extractor | None = None,
+    max_commits: int = 100_000,
+    progress: Progress | None = None,
+    keep_graph: bool = False,
 ) -> ReplayResult:
     """Replay a git clone (``git``) or a snapshot folder (``snapshot``) and score the guard on it."""
     if (git is None) == (snapshot is None):
@@ -312,8 +413,11 @@ def run_replay(
                 walker.append(pending)
                 pending = []
                 rv = plan.reverts.get(step.id) if kind == "revert" else None
-                scope = None if rv is None else (
-                    "code" if rv.target in plan.code and rv.target not in plan.mechanical else "other")
+                scope = (
+                    None
+                    if rv is None
+                    else ("code" if rv.target in plan.code and rv.target not in plan.mechanical else "other")
+                )
                 cases.append(walker.guard(step, i, kind, rv, titles.get(rv.target) if rv else None, judge, scope))
             pending.append(step)
         if progress:
@@ -345,8 +449,16 @@ class _Walker:
     def _delta(self, steps: list[Step]) -> RepoHistory:
         return delta_history(self.hist, steps, self.repo)
 
-    def guard(self, step: Step, pos: int, kind: str, rv: RevertLink | None, target_title: str | None,
-              judge: str, scope: str | None = None) -> ReplayCase:
+    def guard(
+        self,
+        step: Step,
+        pos: int,
+        kind: str,
+        rv: RevertLink | None,
+        target_title: str | None,
+        judge: str,
+        scope: str | None = None,
+    ) -> ReplayCase:
         from ..guard.run import run_guard
 
         t = time.perf_counter()
@@ -356,9 +468,23 @@ class _Walker:
             report = run_guard(self.store, self.repo, step.diff, judge=judge)
         except Exception as e:  # noqa: BLE001 - one change the guard cannot handle must not lose a long replay
             why = str(e) if isinstance(e, RGuardError) else f"{type(e).__name__}: {e}"
-            return ReplayCase(step.id, kind, step.title, step.at, pos, rv.target if rv else None, target_title,
-                              rv.form if rv else None, scope, "error", False if rv else None, (), (),
-                              (time.perf_counter() - t) * 1000, error=why)
+            return ReplayCase(
+                step.id,
+                kind,
+                step.title,
+                step.at,
+                pos,
+                rv.target if rv else None,
+                target_title,
+                rv.form if rv else None,
+                scope,
+                "error",
+                False if rv else None,
+                (),
+                (),
+                (time.perf_counter() - t) * 1000,
+                error=why,
+            )
         ms = (time.perf_counter() - t) * 1000
         contra = [f for f in report.findings if f.label == "contradicts"]
         cited = tuple(dict.fromkeys(f.decision_id for f in contra))
@@ -366,11 +492,36 @@ class _Walker:
         caught = None
         if rv is not None:
             caught = report.verdict == "warn" and any(_cites(f.as_dict(), rv.target) for f in contra)
-        compact = tuple({"decision_id": f.decision_id, "label": f.label, "score": round(f.score, 3),
-                         "summary": f.summary, "source": f.source, "hops": f.hops, "reason": f.reason,
-                         "rules": list(finding_rules(f))} for f in report.findings[:8])
-        return ReplayCase(step.id, kind, step.title, step.at, pos, rv.target if rv else None, target_title,
-                          rv.form if rv else None, scope, report.verdict, caught, cited, rules, ms, compact)
+        compact = tuple(
+            {
+                "decision_id": f.decision_id,
+                "label": f.label,
+                "score": round(f.score, 3),
+                "summary": f.summary,
+                "source": f.source,
+                "hops": f.hops,
+                "reason": f.reason,
+                "rules": list(finding_rules(f)),
+            }
+            for f in report.findings[:8]
+        )
+        return ReplayCase(
+            step.id,
+            kind,
+            step.title,
+            step.at,
+            pos,
+            rv.target if rv else None,
+            target_title,
+            rv.form if rv else None,
+            scope,
+            report.verdict,
+            caught,
+            cited,
+            rules,
+            ms,
+            compact,
+        )
 
 
 def delta_history(hist: RepoHistory, steps: list[Step], repo: str) -> RepoHistory:
@@ -407,9 +558,13 @@ def finding_rules(f: Any) -> tuple[str, ...]:
 
 # Until findings carry rule ids, the offline judge's reason text says which branch fired.
 _REASON_RULES = (
-    ("undoes the decision's own change", "undo"), ("rewrites the text that states", "prose-rewrite"),
-    ("line(s) the decision's change wrote", "decisive"), ("the opposite (", "negation"),
-    ("without the guard", "unguarded"), ("changes the status of", "adr-status"), ("the diff flips", "flip"),
+    ("undoes the decision's own change", "undo"),
+    ("rewrites the text that states", "prose-rewrite"),
+    ("line(s) the decision's change wrote", "decisive"),
+    ("the opposite (", "negation"),
+    ("without the guard", "unguarded"),
+    ("changes the status of", "adr-status"),
+    ("the diff flips", "flip"),
 )
 
 
@@ -443,18 +598,23 @@ def _metrics(cases: list[ReplayCase], plan: Plan, append_s: float, seconds: floa
     }
     times = [c.guard_ms for c in ok]
     return {
-        "steps": len(plan.steps), "reverts_found": len(plan.reverts),
+        "steps": len(plan.steps),
+        "reverts_found": len(plan.reverts),
         "revert_forms": dict(Counter(rv.form for rv in plan.reverts.values())),
         "eligible": {"revert": plan.eligible_reverts, "ordinary": plan.eligible_ordinary},
         "counts": {"revert": len(rev), "revert_code": len(code), "ordinary": len(ordn), "errors": len(cases) - len(ok)},
-        "caught": caught, "caught_code": caught_code,
+        "caught": caught,
+        "caught_code": caught_code,
         "catch_rate": round(caught_code / len(code), 4) if code else None,
         "catch_rate_all": round(caught / len(rev), 4) if rev else None,
-        "ordinary_warned": warned, "ordinary_warn_rate": round(warned / len(ordn), 4) if ordn else None,
+        "ordinary_warned": warned,
+        "ordinary_warn_rate": round(warned / len(ordn), 4) if ordn else None,
         "rules": rules,
-        "guard_ms_p50": _r(percentile(times, 50)), "guard_ms_p95": _r(percentile(times, 95)),
+        "guard_ms_p50": _r(percentile(times, 50)),
+        "guard_ms_p95": _r(percentile(times, 95)),
         "guard_ms_max": _r(max(times) if times else None),
-        "append_s": round(append_s, 2), "seconds": round(seconds, 2),
+        "append_s": round(append_s, 2),
+        "seconds": round(seconds, 2),
         "seconds_per_case": round(seconds / len(cases), 3) if cases else None,
     }
 
@@ -463,5 +623,15 @@ def _r(v: float | None) -> float | None:
     return None if v is None else round(v, 1)
 
 
-__all__ = ["ReplayCase", "ReplayResult", "Step", "delta_history", "find_reverts", "git_steps", "plan_cases", "run_replay",
-           "snapshot_steps", "finding_rules"]
+__all__ = [
+    "ReplayCase",
+    "ReplayResult",
+    "Step",
+    "delta_history",
+    "find_reverts",
+    "git_steps",
+    "plan_cases",
+    "run_replay",
+    "snapshot_steps",
+    "finding_rules",
+]

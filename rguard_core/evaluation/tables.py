@@ -4,18 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
-GUARD_COLUMNS = ("recall", "false_positive_rate", "precision", "attribution", "graph_ms_p50", "graph_ms_p95",
-                 "total_ms_p50", "total_ms_p95")
-MEMORY_COLUMNS = ("poisoned_served", "valid_preserved", "withdrawal_precision", "bad_decisions_missed",
-                  "decisions_labelled_correctly")
+GUARD_COLUMNS = (
+    "recall",
+    "false_positive_rate",
+    "precision",
+    "attribution",
+    "graph_ms_p50",
+    "graph_ms_p95",
+    "total_ms_p50",
+    "total_ms_p95",
+)
+MEMORY_COLUMNS = (
+    "poisoned_served",
+    "valid_preserved",
+    "withdrawal_precision",
+    "bad_decisions_missed",
+    "decisions_labelled_correctly",
+)
 
 
 def guard_run_row(record: dict[str, Any]) -> dict[str, Any]:
     """One guard run (a history record or a fresh result's record) as a table row."""
     m = record.get("metrics") or {}
     counts = m.get("counts") or {}
-    return {"at": record.get("at"), "git_sha": _short_sha(record.get("git_sha")), "judge": record.get("judge"),
-            "repo": record.get("repo"), "cases": counts.get("cases"), **{k: m.get(k) for k in GUARD_COLUMNS}}
+    return {
+        "at": record.get("at"),
+        "git_sha": _short_sha(record.get("git_sha")),
+        "judge": record.get("judge"),
+        "repo": record.get("repo"),
+        "cases": counts.get("cases"),
+        **{k: m.get(k) for k in GUARD_COLUMNS},
+    }
 
 
 def guard_runs_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -29,16 +48,34 @@ def guard_runs_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def by_kind_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per case kind: how many cases, how many the guard got right."""
-    return [{"kind": kind, "label": k.get("label"), "cases": k.get("n"), "ok": k.get("ok"), "ok_rate": k.get("ok_rate"),
-             "warned": k.get("warned"), "attribution": k.get("attribution")}
-            for kind, k in (metrics.get("by_kind") or {}).items()]
+    return [
+        {
+            "kind": kind,
+            "label": k.get("label"),
+            "cases": k.get("n"),
+            "ok": k.get("ok"),
+            "ok_rate": k.get("ok_rate"),
+            "warned": k.get("warned"),
+            "attribution": k.get("attribution"),
+        }
+        for kind, k in (metrics.get("by_kind") or {}).items()
+    ]
 
 
 def case_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The per-case table: expected vs got."""
-    return [{"ok": "✅" if c.get("ok") else "❌", "id": c.get("id"), "kind": c.get("kind"), "label": c.get("label"),
-             "expected": _expected(c), "verdict": c.get("verdict"), "cited": ", ".join(c.get("cited") or []) or "-"}
-            for c in cases]
+    return [
+        {
+            "ok": "✅" if c.get("ok") else "❌",
+            "id": c.get("id"),
+            "kind": c.get("kind"),
+            "label": c.get("label"),
+            "expected": _expected(c),
+            "verdict": c.get("verdict"),
+            "cited": ", ".join(c.get("cited") or []) or "-",
+        }
+        for c in cases
+    ]
 
 
 def _expected(case: dict[str, Any]) -> str:
@@ -56,8 +93,14 @@ def memory_rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if res.get("mirror_aware"):
             systems.append(res["mirror_aware"])
         for s in systems:
-            rows.append({"variant": res.get("variant"), "system": s.get("system"), "seeds": res.get("seeds"),
-                         **{k: s.get(k) for k in MEMORY_COLUMNS}})
+            rows.append(
+                {
+                    "variant": res.get("variant"),
+                    "system": s.get("system"),
+                    "seeds": res.get("seeds"),
+                    **{k: s.get(k) for k in MEMORY_COLUMNS},
+                }
+            )
     return rows
 
 
@@ -67,9 +110,16 @@ def memory_runs_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in records:
         rg: dict[str, Any] = next((s for s in r.get("systems") or [] if s.get("system") == "rguard"), {})
         aware = r.get("mirror_aware") or {}
-        out.append({"at": r.get("at"), "git_sha": _short_sha(r.get("git_sha")), "variant": r.get("variant"),
-                    "seeds": r.get("seeds"), **{f"rguard {k}": rg.get(k) for k in MEMORY_COLUMNS},
-                    "rguard+mirrors poisoned_served": aware.get("poisoned_served")})
+        out.append(
+            {
+                "at": r.get("at"),
+                "git_sha": _short_sha(r.get("git_sha")),
+                "variant": r.get("variant"),
+                "seeds": r.get("seeds"),
+                **{f"rguard {k}": rg.get(k) for k in MEMORY_COLUMNS},
+                "rguard+mirrors poisoned_served": aware.get("poisoned_served"),
+            }
+        )
     return out
 
 

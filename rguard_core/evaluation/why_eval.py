@@ -64,19 +64,30 @@ class WhyEvalResult:
         n = len(rs)
         if not n:
             return {"n": 0, "hit_at_3": None, "hit_at_1": None, "mrr": None}
-        return {"n": n, "hit_at_3": round(sum(r.hit for r in rs) / n, 4),
-                "hit_at_1": round(sum(r.rank == 1 for r in rs) / n, 4),
-                "mrr": round(sum(1 / r.rank for r in rs if r.rank) / n, 4)}
+        return {
+            "n": n,
+            "hit_at_3": round(sum(r.hit for r in rs) / n, 4),
+            "hit_at_1": round(sum(r.rank == 1 for r in rs) / n, 4),
+            "mrr": round(sum(1 / r.rank for r in rs if r.rank) / n, 4),
+        }
 
     def as_dict(self) -> dict[str, Any]:
-        return {"run": self.run.as_dict(), "cases_file": self.cases_file, "skipped": self.skipped,
-                "metrics": {s: self.metrics(s) for s in SPLITS} | {"all": self.metrics()},
-                "cases": [{**asdict(r.case), "rank": r.rank, "hit": r.hit, "got": r.got[:5], "ms": r.ms}
-                          for r in self.results]}
+        return {
+            "run": self.run.as_dict(),
+            "cases_file": self.cases_file,
+            "skipped": self.skipped,
+            "metrics": {s: self.metrics(s) for s in SPLITS} | {"all": self.metrics()},
+            "cases": [
+                {**asdict(r.case), "rank": r.rank, "hit": r.hit, "got": r.got[:5], "ms": r.ms} for r in self.results
+            ],
+        }
 
     def history_record(self) -> dict[str, Any]:
-        return {**self.run.as_dict(), "cases_file": self.cases_file,
-                "metrics": {s: self.metrics(s) for s in SPLITS} | {"all": self.metrics()}}
+        return {
+            **self.run.as_dict(),
+            "cases_file": self.cases_file,
+            "metrics": {s: self.metrics(s) for s in SPLITS} | {"all": self.metrics()},
+        }
 
 
 def load_why_cases(path: Path | str = DEFAULT_WHY_CASES) -> tuple[dict[str, str], list[WhyCase]]:
@@ -90,8 +101,10 @@ def load_why_cases(path: Path | str = DEFAULT_WHY_CASES) -> tuple[dict[str, str]
     for i, c in enumerate(data.get("cases") or []):
         missing = [k for k in ("id", "repo", "question", "expect", "split") if not c.get(k)]
         if missing or c.get("split") not in SPLITS or c["repo"] not in repos or c["id"] in seen:
-            raise InvalidInput(f"{p}: case {i + 1} ({c.get('id', '?')}) needs id, a repo listed under repos, "
-                               f"question, expect and split tune|holdout, and a unique id")
+            raise InvalidInput(
+                f"{p}: case {i + 1} ({c.get('id', '?')}) needs id, a repo listed under repos, "
+                f"question, expect and split tune|holdout, and a unique id"
+            )
         seen.add(c["id"])
         expect = tuple(e if e.startswith("decision:") else f"decision:{e}" for e in c["expect"])
         out.append(WhyCase(c["id"], c["repo"], " ".join(str(c["question"]).split()), expect, c["split"]))
@@ -115,12 +128,19 @@ def prepare(store: Store, repo: str, how: str, realdata: Path = REALDATA) -> boo
     return False
 
 
-def run_why_eval(store: Store, path: Path | str = DEFAULT_WHY_CASES, splits: tuple[str, ...] = SPLITS,
-                 progress: Callable[[int, int, str], None] | None = None) -> WhyEvalResult:
+def run_why_eval(
+    store: Store,
+    path: Path | str = DEFAULT_WHY_CASES,
+    splits: tuple[str, ...] = SPLITS,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> WhyEvalResult:
     repos, cases = load_why_cases(path)
     res = WhyEvalResult(current_run(None), str(path))
-    ready = {repo: prepare(store, repo, how) for repo, how in repos.items()
-             if any(c.repo == repo and c.split in splits for c in cases)}
+    ready = {
+        repo: prepare(store, repo, how)
+        for repo, how in repos.items()
+        if any(c.repo == repo and c.split in splits for c in cases)
+    }
     todo = [c for c in cases if c.split in splits]
     for i, c in enumerate(todo):
         if progress:

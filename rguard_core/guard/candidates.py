@@ -143,36 +143,47 @@ def symbol_users(graph: Graph, idents: list[str]) -> dict[str, list[str]]:
     """Source ids that mention each rare identifier of the diff (at most SYMBOL_MAX_DEGREE users)."""
     if not idents:
         return {}
-    rows = graph.read(SYMBOL_USERS_Q, {"idents": idents, "max_degree": SYMBOL_MAX_DEGREE}, name="candidates.symbol_users")
+    rows = graph.read(
+        SYMBOL_USERS_Q, {"idents": idents, "max_degree": SYMBOL_MAX_DEGREE}, name="candidates.symbol_users"
+    )
     return {r["name"]: list(r["users"]) for r in rows}
 
 
 def touch_rows(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[dict[str, str]]:
     """The most recent decisions whose own change touched the diff's files (ranked later by rank_touches)."""
-    return graph.read(TOUCHES_Q, {"paths": diff.paths, "exclude": exclude, "limit": TOUCH_SCAN},
-                      name="candidates.touches")
+    return graph.read(
+        TOUCHES_Q, {"paths": diff.paths, "exclude": exclude, "limit": TOUCH_SCAN}, name="candidates.touches"
+    )
 
 
-def touch_rows_by_symbol(graph: Graph, diff: ParsedDiff, exclude: list[str],
-                         users: dict[str, list[str]]) -> list[dict[str, str]]:
+def touch_rows_by_symbol(
+    graph: Graph, diff: ParsedDiff, exclude: list[str], users: dict[str, list[str]]
+) -> list[dict[str, str]]:
     """Decisions on the diff's files whose PRs share rare symbols with it, however old."""
     sources = sorted({s for ids in users.values() for s in ids} - set(exclude))
     if not sources:
         return []
-    return graph.read(TOUCHES_BY_SYMBOL_Q, {"sources": sources, "paths": diff.paths}, name="candidates.touches_by_symbol")
+    return graph.read(
+        TOUCHES_BY_SYMBOL_Q, {"sources": sources, "paths": diff.paths}, name="candidates.touches_by_symbol"
+    )
 
 
 def reverted(graph: Graph, diff: ParsedDiff, exclude: list[str], lines: list[str]) -> list[Candidate]:
     """Decisions whose own change wrote lines the diff removes (or removed lines it adds back), however old."""
     if not lines:
         return []
-    rows = graph.read(REVERTED_Q, {"paths": diff.paths, "exclude": exclude, "lines": lines, "limit": REVERTED_LIMIT},
-                      name="candidates.reverted")
+    rows = graph.read(
+        REVERTED_Q,
+        {"paths": diff.paths, "exclude": exclude, "lines": lines, "limit": REVERTED_LIMIT},
+        name="candidates.reverted",
+    )
     keep: dict[str, Candidate] = {}
     for r in rows:
         c = keep.get(r["decision"])
         if c is None:
-            keep[r["decision"]] = Candidate(r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]])
+            keep[r["decision"]] = Candidate(
+                r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]]
+            )
         elif r["path"] not in c.files:
             c.files.append(r["path"])
     return list(keep.values())
@@ -191,13 +202,18 @@ def rank_touches(rows: list[dict[str, str]], users: dict[str, list[str]]) -> lis
         if c is not None:
             c.files += [r["path"]] if r["path"] not in c.files else []
         elif len(keep) < TOUCH_LIMIT:
-            keep[r["decision"]] = Candidate(r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]])
+            keep[r["decision"]] = Candidate(
+                r["decision"], ["touches"], [r["file"], r["via"], r["decision"]], [r["path"]]
+            )
     return list(keep.values())
 
 
 def linked(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate]:
-    rows = graph.read(ISSUE_Q, {"paths": diff.paths, "exclude": exclude, "limit": LINK_LIMIT, "scan": LINK_SCAN},
-                      name="candidates.issue")
+    rows = graph.read(
+        ISSUE_Q,
+        {"paths": diff.paths, "exclude": exclude, "limit": LINK_LIMIT, "scan": LINK_SCAN},
+        name="candidates.issue",
+    )
     out = []
     for r in rows:
         path = [r["file"], r["via"], r["link"]] + ([r["source"]] if r["source"] != r["link"] else []) + [r["decision"]]
@@ -207,15 +223,18 @@ def linked(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate
 
 def adrs(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate]:
     rows = graph.read(ADR_Q, {"paths": diff.paths, "exclude": exclude, "limit": ADR_LIMIT}, name="candidates.adr")
-    return [Candidate(r["decision"], ["adr"], [r["file"], r["via"], r["doc"], r["decision"]], [r["path"]]) for r in rows]
+    return [
+        Candidate(r["decision"], ["adr"], [r["file"], r["via"], r["doc"], r["decision"]], [r["path"]]) for r in rows
+    ]
 
 
 def known_files(graph: Graph, diff: ParsedDiff) -> set[str]:
     return {r["path"] for r in graph.read(KNOWN_FILES_Q, {"paths": diff.paths}, name="candidates.known_files")}
 
 
-def symbols(graph: Graph, idents: list[str], users: dict[str, list[str]], files: list[str],
-            exclude: list[str]) -> list[Candidate]:
+def symbols(
+    graph: Graph, idents: list[str], users: dict[str, list[str]], files: list[str], exclude: list[str]
+) -> list[Candidate]:
     """Decisions whose PRs used at least two of the same rare identifiers, or whose text names them."""
     wanted = set(idents)
     names_by_source: dict[str, list[str]] = {}
@@ -229,12 +248,18 @@ def symbols(graph: Graph, idents: list[str], users: dict[str, list[str]], files:
     if sources:
         for r in graph.read(SYMBOL_DECISIONS_Q, {"sources": sources}, name="candidates.symbol"):
             names = sorted(names_by_source[r["via"]])
-            out.append(Candidate(r["decision"], ["symbol"], [f"sym:{n}" for n in names[:5]] + [r["via"], r["decision"]],
-                                 files, names))
+            out.append(
+                Candidate(
+                    r["decision"], ["symbol"], [f"sym:{n}" for n in names[:5]] + [r["via"], r["decision"]], files, names
+                )
+            )
     words = [w for w in idents if _FT_SAFE.match(w)][:30]
     if words:
-        rows = graph.read(DECISION_TEXT_Q, {"query": "|".join(words), "exclude": exclude, "limit": SYMBOL_LIMIT},
-                          name="candidates.decision_text")
+        rows = graph.read(
+            DECISION_TEXT_Q,
+            {"query": "|".join(words), "exclude": exclude, "limit": SYMBOL_LIMIT},
+            name="candidates.decision_text",
+        )
         out += [Candidate(r["decision"], ["symbol"], [r["via"], r["decision"]], files) for r in rows]
     return out
 
@@ -251,8 +276,9 @@ def resolve_superseded(graph: Graph, cands: list[Candidate]) -> list[Candidate]:
         if c.decision_id in heads:
             head, chain = heads[c.decision_id]
             extra = [x for x in reversed(chain) if x != c.decision_id]
-            c = Candidate(head, [*c.hops, "superseded_by"], c.path + extra, c.files, c.symbols,
-                          [*c.replaces, c.decision_id])
+            c = Candidate(
+                head, [*c.hops, "superseded_by"], c.path + extra, c.files, c.symbols, [*c.replaces, c.decision_id]
+            )
         out.append(c)
     return out
 
@@ -267,8 +293,9 @@ def merge(cands: list[Candidate]) -> list[Candidate]:
     for c in cands:
         cur = by.get(c.decision_id)
         if cur is None:
-            by[c.decision_id] = Candidate(c.decision_id, list(c.hops), list(c.path), list(c.files), list(c.symbols),
-                                          list(c.replaces))
+            by[c.decision_id] = Candidate(
+                c.decision_id, list(c.hops), list(c.path), list(c.files), list(c.symbols), list(c.replaces)
+            )
             continue
         cur.replaces += [r for r in c.replaces if r not in cur.replaces]
         cur.hops += [h for h in c.hops if h not in cur.hops]

@@ -43,14 +43,22 @@ def decision_infos(graph: Graph, ids: list[str]) -> dict[str, DecisionInfo]:
     return {r["id"]: _info(r) for r in rows}
 
 
-def attach_patches(graph: Graph, infos: dict[str, DecisionInfo], paths: list[str], everywhere: list[str],
-                   suffixes: list[str] | None = None) -> None:
+def attach_patches(
+    graph: Graph,
+    infos: dict[str, DecisionInfo],
+    paths: list[str],
+    everywhere: list[str],
+    suffixes: list[str] | None = None,
+) -> None:
     """Fill ``patches``: the decision's hunks on the diff's paths (on every path for ``everywhere`` ids), and on
     files ending in ``suffixes`` (the kinds of file the diff adds: a new migration is judged against old ones)."""
     if not infos:
         return
-    rows = graph.read(PATCHES_Q, {"ids": list(infos), "paths": paths, "everywhere": everywhere,
-                                  "suffixes": suffixes or []}, name="decisions.patches")
+    rows = graph.read(
+        PATCHES_Q,
+        {"ids": list(infos), "paths": paths, "everywhere": everywhere, "suffixes": suffixes or []},
+        name="decisions.patches",
+    )
     for r in rows:
         info = infos.get(r["decision"])
         patch = r.get("patch") or ""
@@ -65,10 +73,18 @@ def attach_patches(graph: Graph, infos: dict[str, DecisionInfo], paths: list[str
 def _info(r: dict[str, Any]) -> DecisionInfo:
     kind = r.get("kind") or "pr"
     return DecisionInfo(
-        id=r["id"], summary=r.get("summary") or "", quote=r.get("quote") or "", source_id=r.get("source_id") or "",
-        source_kind=kind, source_number=r.get("number"), source_path=r.get("path"),
-        source_url=r.get("url") or f"rguard:{r.get('source_id') or r['id']}", source_title=r.get("title") or "",
-        status=r.get("status") or "active", score_factor=float(r.get("score_factor") or 1.0), at=r.get("at"),
+        id=r["id"],
+        summary=r.get("summary") or "",
+        quote=r.get("quote") or "",
+        source_id=r.get("source_id") or "",
+        source_kind=kind,
+        source_number=r.get("number"),
+        source_path=r.get("path"),
+        source_url=r.get("url") or f"rguard:{r.get('source_id') or r['id']}",
+        source_title=r.get("title") or "",
+        status=r.get("status") or "active",
+        score_factor=float(r.get("score_factor") or 1.0),
+        at=r.get("at"),
     )
 
 
@@ -77,8 +93,11 @@ def source_ref(info: DecisionInfo) -> dict[str, Any]:
     kind = {"human_correction": "correction"}.get(info.source_kind, info.source_kind)
     if kind not in ("pr", "issue", "doc", "commit", "correction"):
         kind = "correction" if info.source_id.startswith("src:hc:") else "pr"
-    return {"kind": kind, "number": info.source_number if kind in ("pr", "issue") else None,
-            "path": info.source_path if kind == "doc" else None}
+    return {
+        "kind": kind,
+        "number": info.source_number if kind in ("pr", "issue") else None,
+        "path": info.source_path if kind == "doc" else None,
+    }
 
 
 def _bounded(patch: str) -> str:

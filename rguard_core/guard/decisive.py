@@ -53,8 +53,9 @@ def meaningful(tok: str) -> bool:
     """A token that can carry a decision: not punctuation, not ``self``."""
     if tok in _MEANINGFUL_OPS:
         return True
-    return (tok[0].isalnum() or tok[0] in "_$\"'`" or tok[:2].lower() in ('f"', "f'", 'b"', "b'", 'r"', "r'")) \
-        and weight(tok) > 0
+    return (
+        tok[0].isalnum() or tok[0] in "_$\"'`" or tok[:2].lower() in ('f"', "f'", 'b"', "b'", 'r"', "r'")
+    ) and weight(tok) > 0
 
 
 @dataclass
@@ -114,11 +115,13 @@ def decision_lines(hunks: list[list[tuple[str, str]]], path: str) -> dict[str, D
                 continue
             rt = fine_tokens(rem[i])
             own, cuts = _ownership(rt, at)
-            inner = {j1 + k: _ownership(fine_tokens(x or ""), fine_tokens(y or ""))
-                     for tag, i1, i2, j1, j2 in SequenceMatcher(None, rt, at, autojunk=False).get_opcodes()
-                     if tag == "replace" and i2 - i1 == j2 - j1
-                     for k, (x, y) in enumerate(zip(map(literal_body, rt[i1:i2]), map(literal_body, at[j1:j2]),
-                                                    strict=True)) if x is not None and y is not None}
+            inner = {
+                j1 + k: _ownership(fine_tokens(x or ""), fine_tokens(y or ""))
+                for tag, i1, i2, j1, j2 in SequenceMatcher(None, rt, at, autojunk=False).get_opcodes()
+                if tag == "replace" and i2 - i1 == j2 - j1
+                for k, (x, y) in enumerate(zip(map(literal_body, rt[i1:i2]), map(literal_body, at[j1:j2]), strict=True))
+                if x is not None and y is not None
+            }
             out[key] = DecisionLine(at, own, cuts, inner, guard=guard, edited=True)
     return out
 
@@ -135,8 +138,12 @@ def _ownership(old: list[str], new: list[str]) -> tuple[set[int], set[int]]:
     return own, cuts
 
 
-def decisive_edits(diff: ChangeSet, lines: dict[str, DecisionLine], renames: dict[str, str] | None = None,
-                   theirs: set[str] | frozenset[str] = frozenset()) -> list[LineEdit]:
+def decisive_edits(
+    diff: ChangeSet,
+    lines: dict[str, DecisionLine],
+    renames: dict[str, str] | None = None,
+    theirs: set[str] | frozenset[str] = frozenset(),
+) -> list[LineEdit]:
     """The diff's edits to decision lines, with the decision tokens it took and what it put back at cuts.
     ``theirs``: lines other changes wrote too (``cur.execute(``); whose they are at head is unknown, so skip."""
     if not lines or diff.kind == "prose":
@@ -215,11 +222,10 @@ def _edit(dl: DecisionLine, before: str, after: str | None, renames: dict[str, s
     after_toks = fine_tokens(after)
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, dl.tokens, after_toks, autojunk=False).get_opcodes():
         old, new = dl.tokens[i1:i2], after_toks[j1:j2]
-        if tag == "replace" and _same_meaning(old, new, dl.tokens[i2:i2 + 1], renames):
+        if tag == "replace" and _same_meaning(old, new, dl.tokens[i2 : i2 + 1], renames):
             continue
         spared = _spared_strings(dl, i1, i2, new)
-        taken = [dl.tokens[k] for k in range(i1, i2)
-                 if k in dl.own and meaningful(dl.tokens[k]) and k not in spared]
+        taken = [dl.tokens[k] for k in range(i1, i2) if k in dl.own and meaningful(dl.tokens[k]) and k not in spared]
         new = [t for k, t in enumerate(new) if k not in spared.values()]
         taken, new = _drop_extended(taken, new)
         edit.taken += taken
@@ -244,8 +250,9 @@ def _spared_strings(dl: DecisionLine, i1: int, i2: int, new: list[str]) -> dict[
             continue
         own, cuts = dl.inner[k]
         ops = SequenceMatcher(None, fine_tokens(body), fine_tokens(other), autojunk=False).get_opcodes()
-        touched = any(tag != "equal" and (own & set(range(a1, a2)) or cuts & set(range(a1, a2 + 1)))
-                      for tag, a1, a2, _, _ in ops)
+        touched = any(
+            tag != "equal" and (own & set(range(a1, a2)) or cuts & set(range(a1, a2 + 1))) for tag, a1, a2, _, _ in ops
+        )
         if not touched:
             out[k] = k - i1
     return out
@@ -276,9 +283,20 @@ def _drop_extended(taken: list[str], new: list[str]) -> tuple[list[str], list[st
     out = []
     for t in taken:
         body = literal_body(t)
-        ext = next((n for n in keep if body is not None and literal_body(n) is not None
-                    and (_subsequence(fine_tokens(body), fine_tokens(literal_body(n) or ""))
-                         or _message(body) and _message(literal_body(n) or ""))), None)
+        ext = next(
+            (
+                n
+                for n in keep
+                if body is not None
+                and literal_body(n) is not None
+                and (
+                    _subsequence(fine_tokens(body), fine_tokens(literal_body(n) or ""))
+                    or _message(body)
+                    and _message(literal_body(n) or "")
+                )
+            ),
+            None,
+        )
         if ext is None:
             out.append(t)
         else:
@@ -385,10 +403,24 @@ def status_change(diff: ChangeSet) -> tuple[str, str] | None:
 
 # Words with a clear opposite; a line that says the opposite of a line the decision wrote negates it.
 ANTONYMS: tuple[tuple[str, str], ...] = (
-    ("grant", "revoke"), ("allow", "deny"), ("allow", "disallow"), ("allowed", "denied"), ("enable", "disable"),
-    ("enabled", "disabled"), ("true", "false"), ("include", "exclude"), ("accept", "reject"), ("permit", "forbid"),
-    ("lock", "unlock"), ("encrypt", "decrypt"), ("always", "never"), ("allowlist", "denylist"),
-    ("whitelist", "blacklist"), ("public", "private"), ("strict", "lax"), ("secure", "insecure"),
+    ("grant", "revoke"),
+    ("allow", "deny"),
+    ("allow", "disallow"),
+    ("allowed", "denied"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("true", "false"),
+    ("include", "exclude"),
+    ("accept", "reject"),
+    ("permit", "forbid"),
+    ("lock", "unlock"),
+    ("encrypt", "decrypt"),
+    ("always", "never"),
+    ("allowlist", "denylist"),
+    ("whitelist", "blacklist"),
+    ("public", "private"),
+    ("strict", "lax"),
+    ("secure", "insecure"),
 )
 _COMPANIONS = (("to", "from"),)  # swap along with a real opposite (GRANT ... TO / REVOKE ... FROM)
 _CANON = {b: a for a, b in ANTONYMS + _COMPANIONS} | {a: a for a, _ in ANTONYMS + _COMPANIONS}
@@ -421,8 +453,12 @@ def negations(diff: ChangeSet, lines: dict[str, DecisionLine]) -> list[Negation]
             sm = SequenceMatcher(None, [_CANON.get(t.lower(), t.lower()) for t in dl.tokens], canon, autojunk=False)
             if sm.ratio() < NEGATION_MIN:
                 continue
-            swapped = [(dl.tokens[b.a + k], toks[b.b + k]) for b in sm.get_matching_blocks() for k in range(b.size)
-                       if dl.tokens[b.a + k].lower() != toks[b.b + k].lower()]
+            swapped = [
+                (dl.tokens[b.a + k], toks[b.b + k])
+                for b in sm.get_matching_blocks()
+                for k in range(b.size)
+                if dl.tokens[b.a + k].lower() != toks[b.b + k].lower()
+            ]
             if any(a.lower() in _POLAR for a, _ in swapped) and _same_subject(dl.tokens, toks):
                 out.append(Negation(line, key, swapped))
                 break
@@ -438,8 +474,10 @@ def _same_subject(decision: list[str], line: list[str]) -> bool:
 
 GUARDED_SPAN = 6  # unchanged lines after a guard the decision added that the guard protects
 GUARDED_MIN = 2
-_MUTATION = re.compile(r"^[\w.\[\]\"']+\s*(?:[-+*/%|&]?=)(?!=)|\.(?:append|extend|insert|update|pop|remove|delete|"
-                       r"add|discard|clear|execute|save|write)\(")
+_MUTATION = re.compile(
+    r"^[\w.\[\]\"']+\s*(?:[-+*/%|&]?=)(?!=)|\.(?:append|extend|insert|update|pop|remove|delete|"
+    r"add|discard|clear|execute|save|write)\("
+)
 
 
 @dataclass
@@ -461,7 +499,7 @@ def guarded_lines(hunks: list[list[tuple[str, str]]], path: str) -> list[tuple[s
         for i in range(len(lines) - 1):
             (k1, cond), (k2, exit_) = lines[i], lines[i + 1]
             if k1 == k2 == "+" and _is_condition(cond) and fine_tokens(exit_)[:1] and fine_tokens(exit_)[0] in EXITS:
-                rest = lines[i + 2:]
+                rest = lines[i + 2 :]
                 while rest and rest[0][0] == "+":
                     rest = rest[1:]
                 kept = [_norm(t) for k, t in rest[:GUARDED_SPAN] if k == " "]
@@ -486,4 +524,6 @@ def unguarded_copies(diff: ChangeSet, guards: list[tuple[str, list[str]]]) -> li
 
 def _is_condition(line: str) -> bool:
     toks = fine_tokens(line)
-    return bool(toks) and toks[0] in ("if", "elif", "unless", "when", "guard") and line.rstrip().endswith((":", "{", ")"))
+    return (
+        bool(toks) and toks[0] in ("if", "elif", "unless", "when", "guard") and line.rstrip().endswith((":", "{", ")"))
+    )

@@ -41,8 +41,10 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
     if len(text) > MAX_BYTES:
         text, rest = _cut(text, MAX_BYTES)
         skipped += _paths_in(text, rest)
-        notes.append(f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({len(rest):,} "
-                     f"characters of {len(skipped)} file(s) not checked)")
+        notes.append(
+            f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({len(rest):,} "
+            f"characters of {len(skipped)} file(s) not checked)"
+        )
     text = _mode_lines(text)
     if not _LOOKS_LIKE_DIFF.search(text):
         raise DiffParseError("the input is not a unified diff: no 'diff --git', '---'/'+++' or '@@' lines found")
@@ -62,8 +64,9 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
         skipped = list(dict.fromkeys(skipped + [_path_of(p) for p in list(patch)[MAX_FILES:]]))
     files = [_file(p) for p in list(patch)[:MAX_FILES]]
     if not any(f.hunks or f.binary or f.status != "modified" or f.old_path for f in files) and "\n@@ " in text:
-        raise DiffParseError("the diff's '@@' hunks could not be read: check that each hunk follows its file's "
-                             "'---'/'+++' header lines")
+        raise DiffParseError(
+            "the diff's '@@' hunks could not be read: check that each hunk follows its file's '---'/'+++' header lines"
+        )
     return ParsedDiff(files, _identifiers(files), notes, skipped)
 
 
@@ -179,8 +182,9 @@ def _file(p: unidiff.PatchedFile) -> FileDiff:
     if not path:
         path = p.path
     hunks = [] if p.is_binary_file else [_hunk(h) for h in p]
-    return FileDiff(path=path, old_path=old if old != path else None, status=status, binary=bool(p.is_binary_file),
-                    hunks=hunks)
+    return FileDiff(
+        path=path, old_path=old if old != path else None, status=status, binary=bool(p.is_binary_file), hunks=hunks
+    )
 
 
 def _hunk(h: unidiff.Hunk) -> Hunk:

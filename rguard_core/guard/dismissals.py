@@ -33,8 +33,9 @@ def lines_key(diff: ParsedDiff, files: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
-def apply_dismissals(graph: Graph, diff: ParsedDiff, findings: list[Finding],
-                     files: dict[str, list[str]]) -> tuple[list[Finding], list[Finding]]:
+def apply_dismissals(
+    graph: Graph, diff: ParsedDiff, findings: list[Finding], files: dict[str, list[str]]
+) -> tuple[list[Finding], list[Finding]]:
     """(findings still in force, findings dismissed); sets every finding's ``lines_key``."""
     for f in findings:
         f.lines_key = lines_key(diff, files.get(f.decision_id, []))
@@ -44,12 +45,20 @@ def apply_dismissals(graph: Graph, diff: ParsedDiff, findings: list[Finding],
     wrongs = {d: [e for e in es if e.kind == "wrong"] for d, es in entries(graph, ids).items()}
     if not any(wrongs.values()):
         return findings, []
-    keys = {r["id"]: decision_key(r["summary"], r["quote"])
-            for r in graph.read(DECISION_TEXT_Q, {"ids": ids}, name="guard.dismissals")}
+    keys = {
+        r["id"]: decision_key(r["summary"], r["quote"])
+        for r in graph.read(DECISION_TEXT_Q, {"ids": ids}, name="guard.dismissals")
+    }
     kept, dismissed = [], []
     for f in findings:
-        match = next((e for e in wrongs.get(f.decision_id, [])
-                      if e.lines_key == f.lines_key and e.decision_key == keys.get(f.decision_id)), None)
+        match = next(
+            (
+                e
+                for e in wrongs.get(f.decision_id, [])
+                if e.lines_key == f.lines_key and e.decision_key == keys.get(f.decision_id)
+            ),
+            None,
+        )
         if match is None:
             kept.append(f)
             continue

@@ -101,13 +101,18 @@ def latest_activity(graph: Graph) -> str | None:
 
 
 def pagerank(graph: Graph) -> dict[str, float]:
-    return {r["login"]: float(r["score"] or 0)
-            for r in graph.paged(PAGERANK_Q, page_size=10_000, name="experts.pagerank")}
+    return {
+        r["login"]: float(r["score"] or 0) for r in graph.paged(PAGERANK_Q, page_size=10_000, name="experts.pagerank")
+    }
 
 
 def betweenness(graph: Graph) -> dict[str, float]:
-    rows = graph.paged(BETWEENNESS_Q, {"samples": BETWEENNESS_SAMPLES, "seed": BETWEENNESS_SEED},
-                       page_size=10_000, name="experts.betweenness")
+    rows = graph.paged(
+        BETWEENNESS_Q,
+        {"samples": BETWEENNESS_SAMPLES, "seed": BETWEENNESS_SEED},
+        page_size=10_000,
+        name="experts.betweenness",
+    )
     return {r["login"]: float(r["score"] or 0) for r in rows}
 
 
@@ -118,7 +123,9 @@ def authors(graph: Graph, ids: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def rank(people: People, files: list[str], decision_authors: list[str], inactive_days: int) -> tuple[list[dict[str, Any]], int]:
+def rank(
+    people: People, files: list[str], decision_authors: list[str], inactive_days: int
+) -> tuple[list[dict[str, Any]], int]:
     """Top experts for these files (plus the decision's authors who edited them) and the files' bus factor."""
     rows = [e for e in people.editors if e["path"] in files]
     edits: dict[str, float] = {}

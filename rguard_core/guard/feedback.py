@@ -65,8 +65,17 @@ class FeedbackEntry:
         return f"override by {self.by} on {when} replaced {self.about}: {reason}"
 
 
-def give_feedback(store: Store, repo: str, decision_id: str, kind: str, by: str, reason: str, *,
-                  lines_key: str | None = None, diff: str | None = None) -> ReviewResult:
+def give_feedback(
+    store: Store,
+    repo: str,
+    decision_id: str,
+    kind: str,
+    by: str,
+    reason: str,
+    *,
+    lines_key: str | None = None,
+    diff: str | None = None,
+) -> ReviewResult:
     """Store one piece of feedback on a finding. A ``wrong`` needs the finding's lines: ``lines_key`` from a
     guard run, or the ``diff`` the guard judged (it is guarded again to find the finding)."""
     graph = store.repo_graph(repo)
@@ -76,14 +85,25 @@ def give_feedback(store: Store, repo: str, decision_id: str, kind: str, by: str,
     require_complete(graph)
     if kind == "wrong" and not lines_key:
         if diff is None:
-            raise InvalidInput("to dismiss a finding, say which lines it was judged on: give the diff the guard "
-                               "judged, or the finding's lines key from the guard's report")
+            raise InvalidInput(
+                "to dismiss a finding, say which lines it was judged on: give the diff the guard "
+                "judged, or the finding's lines key from the guard's report"
+            )
         lines_key = _lines_of(store, repo, decision_id, diff)
     return record_review(graph, decision_id, kind, by, reason, lines_key=lines_key)
 
 
-def record_feedback(store: Store, repo: str, decision_id: str, kind: str, by: str, reason: str, *,
-                    lines_key: str | None = None, diff: str | None = None) -> dict[str, Any]:
+def record_feedback(
+    store: Store,
+    repo: str,
+    decision_id: str,
+    kind: str,
+    by: str,
+    reason: str,
+    *,
+    lines_key: str | None = None,
+    diff: str | None = None,
+) -> dict[str, Any]:
     """give_feedback as the CLI's JSON document (correction id, decision status, new decision…)."""
     res = give_feedback(store, repo, decision_id, kind, by, reason, lines_key=lines_key, diff=diff)
     return {"repo": repo, **res.as_dict()}
@@ -103,8 +123,18 @@ def entries(graph: Graph, ids: list[str]) -> dict[str, list[FeedbackEntry]]:
     """Feedback still in force on each decision (not undone), oldest first."""
     out: dict[str, list[FeedbackEntry]] = {}
     for r in graph.read(ENTRIES_Q, {"ids": ids}, name="feedback.learned"):
-        e = FeedbackEntry(r["id"], r["decision"], r["kind"], str(r.get("by") or ""), str(r.get("reason") or ""),
-                          str(r.get("at") or ""), r["about"], int(r["rev"]), r.get("lines_key"), r.get("decision_key"))
+        e = FeedbackEntry(
+            r["id"],
+            r["decision"],
+            r["kind"],
+            str(r.get("by") or ""),
+            str(r.get("reason") or ""),
+            str(r.get("at") or ""),
+            r["about"],
+            int(r["rev"]),
+            r.get("lines_key"),
+            r.get("decision_key"),
+        )
         out.setdefault(e.decision, []).append(e)
     return {k: sorted(v, key=lambda e: (e.at, e.correction)) for k, v in out.items()}
 

@@ -35,8 +35,10 @@ IMPORT_MAX_SCORE = 0.45  # at most a note: below every contradiction (0.5+)
 I1_SCORE = 0.2  # rule I1's note: the lowest related score the offline judge gives
 I1_MIN_LEN = 3
 RELS = "IMPORTS|RE_EXPORTS|DYNAMIC_IMPORT|REQUIRES"
-_DEF = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|class|function\*?|interface|type|enum)\s+"
-                  r"([A-Za-z_$][\w$]*)")
+_DEF = re.compile(
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|class|function\*?|interface|type|enum)\s+"
+    r"([A-Za-z_$][\w$]*)"
+)
 _CONST = re.compile(r"^(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?!=)")
 
 
@@ -58,14 +60,16 @@ RETURN d.id AS decision, p.id AS via, f.id AS file, f.path AS path, g.id AS othe
 """
 
 
-IMPORT_Q = (_branch(f"(f)-[e:{RELS}]->(g:File)", "imports") + "UNION"
-            + _branch(f"(f)<-[e:{RELS}]-(g:File)", "imported_by"))
+IMPORT_Q = (
+    _branch(f"(f)-[e:{RELS}]->(g:File)", "imports") + "UNION" + _branch(f"(f)<-[e:{RELS}]-(g:File)", "imported_by")
+)
 
 
 def candidates(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candidate]:
     """Decisions one import away from the diff's files (newest first, IMPORT_LIMIT of them)."""
-    rows = graph.read(IMPORT_Q, {"paths": diff.paths, "exclude": exclude, "scan": NEIGHBOUR_SCAN},
-                      name="candidates.import")
+    rows = graph.read(
+        IMPORT_Q, {"paths": diff.paths, "exclude": exclude, "scan": NEIGHBOUR_SCAN}, name="candidates.import"
+    )
     rows.sort(key=lambda r: (str(r.get("at") or ""), r["direction"] == "imports"), reverse=True)
     out: dict[str, Candidate] = {}
     for r in rows:
@@ -73,8 +77,9 @@ def candidates(graph: Graph, diff: ParsedDiff, exclude: list[str]) -> list[Candi
             continue
         if len(out) >= IMPORT_LIMIT:
             break
-        out[r["decision"]] = Candidate(r["decision"], ["import"], [r["file"], r["other"], r["via"], r["decision"]],
-                                       [r["path"]])
+        out[r["decision"]] = Candidate(
+            r["decision"], ["import"], [r["file"], r["other"], r["via"], r["decision"]], [r["path"]]
+        )
     return list(out.values())
 
 
@@ -90,8 +95,12 @@ def cap(c: Candidate, j: Judgement, diff_sets: dict[str, ChangeSet], info: Decis
     via = f"reached through the import {chain_text(c.path)}"
     names = shared_names(c, diff_sets, info)
     if j.label == "contradicts" and names:
-        return Judgement(j.label, j.score, f"{j.reason}; {via}, using {_shown(names)}",
-                         (*j.rules, ("I1", f"{via}, using {_shown(names)}")))
+        return Judgement(
+            j.label,
+            j.score,
+            f"{j.reason}; {via}, using {_shown(names)}",
+            (*j.rules, ("I1", f"{via}, using {_shown(names)}")),
+        )
     if j.label == "contradicts":
         why = f"{via}, but the diff uses nothing the decision's change defines there, so it is a note, not a warning"
         return Judgement("related", min(j.score, IMPORT_MAX_SCORE), f"{j.reason}; {why}", (*j.rules, ("I1", why)))

@@ -59,8 +59,12 @@ class LLMJudge:
             out.update(answer)
         for did, j in out.items():
             if not standing.get(did, True) and j.label == "contradicts":
-                out[did] = Judgement("related", min(j.score, 0.45), j.reason + " (the decision no longer stands)",
-                                     (*j.rules, ("S1", "the decision no longer stands")))
+                out[did] = Judgement(
+                    "related",
+                    min(j.score, 0.45),
+                    j.reason + " (the decision no longer stands)",
+                    (*j.rules, ("S1", "the decision no longer stands")),
+                )
         return out
 
 
@@ -80,10 +84,19 @@ def user_prompt(diff_text: str, batch: list[tuple[Candidate, DecisionInfo]]) -> 
     blocks = []
     for c, info in batch:
         patches = "\n".join(f"--- {p}\n{x[:MAX_PATCH_CHARS]}" for p, x in list(info.patches.items())[:3])
-        blocks.append(json.dumps({
-            "decision_id": c.decision_id, "quote": info.quote, "summary": info.summary,
-            "source": info.source_id, "found_by": c.hops,
-        }, ensure_ascii=False) + ("\nITS CHANGE:\n" + patches if patches else "\n(no stored hunks for this decision)"))
+        blocks.append(
+            json.dumps(
+                {
+                    "decision_id": c.decision_id,
+                    "quote": info.quote,
+                    "summary": info.summary,
+                    "source": info.source_id,
+                    "found_by": c.hops,
+                },
+                ensure_ascii=False,
+            )
+            + ("\nITS CHANGE:\n" + patches if patches else "\n(no stored hunks for this decision)")
+        )
     return "NEW DIFF:\n" + diff_text + "\n\nDECISIONS:\n" + "\n\n".join(blocks)
 
 
@@ -109,8 +122,12 @@ def parse_labels(data: Any, ids: list[str]) -> dict[str, Judgement]:
         reason = item.get("reason", "")
         if not isinstance(reason, str):
             raise ValueError(f"reason for {did} must be a string")
-        out[did] = Judgement(label, float(conf) if label != "unrelated" else 0.0, reason[:MAX_REASON],
-                             (("LLM", reason[:MAX_REASON]),) if label != "unrelated" else ())
+        out[did] = Judgement(
+            label,
+            float(conf) if label != "unrelated" else 0.0,
+            reason[:MAX_REASON],
+            (("LLM", reason[:MAX_REASON]),) if label != "unrelated" else (),
+        )
     missing = [i for i in ids if i not in out]
     if missing:
         raise ValueError(f"no label for {', '.join(missing)}")

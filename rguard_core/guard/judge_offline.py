@@ -225,8 +225,18 @@ class OfflineJudge:
         edits = [] if remote else self._edits(diff_sets, info)
         if self._total is None or self._total[0] is not diff_sets:
             self._total = (diff_sets, _total_w(diff_sets))
-        case = Case(diff_sets, info, local, remote, edits, _named(diff_sets, info), self._vocab, self,
-                    total_w=self._total[1], decision_w=self._decision_w(info))
+        case = Case(
+            diff_sets,
+            info,
+            local,
+            remote,
+            edits,
+            _named(diff_sets, info),
+            self._vocab,
+            self,
+            total_w=self._total[1],
+            decision_w=self._decision_w(info),
+        )
         found = [e for r in RULES if (e := r.detect(case)) is not None]
         return policy(found, standing)
 
@@ -354,8 +364,19 @@ def _overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> 
     raw = (d.removed & pr.added) + (d.added & pr.removed)
     role = "prose" if d.kind == "prose" else "test" if d.test else "code"
     novel = _w(Counter({t: n for t, n in d.added.items() if t not in pr.removed and t not in pr.added}))
-    return Overlap(undo, same, _w(d.removed) + _w(d.added), role, raw, d.code_w, undo_k, same_k,
-                   _w(_shared(d.added, pr.removed)), _w(_shared(d.removed, pr.added)), novel)
+    return Overlap(
+        undo,
+        same,
+        _w(d.removed) + _w(d.added),
+        role,
+        raw,
+        d.code_w,
+        undo_k,
+        same_k,
+        _w(_shared(d.added, pr.removed)),
+        _w(_shared(d.removed, pr.added)),
+        novel,
+    )
 
 
 def _rare(c: Counter[str], vocab: Counter[str]) -> Counter[str]:
@@ -412,10 +433,22 @@ def _bag_of(case: Case) -> Bag:
     kept_w, kept_same_w = _w(undo_k), _w(sum((o.same_k for o in code), Counter()))
     change_w = sum(o.change_w for o in code) or 1.0
     raw = sum((o.raw_undo for o in code), Counter())
-    return Bag(undo, same, kept_w, kept_same_w, kept_w / change_w, raw, _w(raw) / change_w, change_w,
-               sum(o.code_w for o in code) or 1.0, tuple(t for t in _by_weight(undo_k) if is_specific(t)),
-               tuple(t for t in _by_weight(raw) if is_specific(t)), sum(o.restored_w for o in code),
-               sum(o.taken_w for o in code), sum(o.novel_w for o in code))
+    return Bag(
+        undo,
+        same,
+        kept_w,
+        kept_same_w,
+        kept_w / change_w,
+        raw,
+        _w(raw) / change_w,
+        change_w,
+        sum(o.code_w for o in code) or 1.0,
+        tuple(t for t in _by_weight(undo_k) if is_specific(t)),
+        tuple(t for t in _by_weight(raw) if is_specific(t)),
+        sum(o.restored_w for o in code),
+        sum(o.taken_w for o in code),
+        sum(o.novel_w for o in code),
+    )
 
 
 def _bag_score(case: Case, cov: float, w: float) -> float:
@@ -439,9 +472,12 @@ def _rev(case: Case) -> Evidence | None:
     if ev is None:
         return None
     what = "reverts" if ev.exact else "partly reverts"
-    return Evidence("REV1" if ev.exact else "REV2", 1.0 if ev.exact else 0.9,
-                    f"the diff {what} the decision's own change: {ev.got} of its {ev.need} changed lines "
-                    f"put back as they were ({ev.hunks} hunk(s) in {', '.join(ev.paths)})")
+    return Evidence(
+        "REV1" if ev.exact else "REV2",
+        1.0 if ev.exact else 0.9,
+        f"the diff {what} the decision's own change: {ev.got} of its {ev.need} changed lines "
+        f"put back as they were ({ev.hunks} hunk(s) in {', '.join(ev.paths)})",
+    )
 
 
 def rev1(case: Case) -> Evidence | None:
@@ -466,8 +502,13 @@ def rev3(case: Case) -> Evidence | None:
         return None
     u = found[0]
     w = sum(weight(t) for x in found for t in tokens(x.diff_removed) + tokens(x.diff_added)) / 2
-    return Evidence("REV3", 0.85, f"the diff turns back {len(found)} line edit(s) of the decision: `{u.after}` was "
-                                  f"`{u.before}`, and the diff writes `{u.diff_added}` again", w / case.total_w)
+    return Evidence(
+        "REV3",
+        0.85,
+        f"the diff turns back {len(found)} line edit(s) of the decision: `{u.after}` was "
+        f"`{u.before}`, and the diff writes `{u.diff_added}` again",
+        w / case.total_w,
+    )
 
 
 def u1_broad(case: Case) -> Evidence | None:
@@ -480,10 +521,16 @@ def u1_broad(case: Case) -> Evidence | None:
     # its place; taking the decision's code out for new code of one's own is a rewrite (related at most)
     if not b.restored_w and b.novel_w > NOVEL_MAX * b.taken_w:
         return None
-    return Evidence("U1", _bag_score(case, b.coverage, b.kept_w),
-                    f"the diff undoes the decision's own change {_where(case)}: {_list(list(b.specific))} "
-                    f"({b.coverage:.0%} of the diff's change)", b.kept_w / case.total_w, bool(case.named),
-                    b.kept_w / case.decision_w, any(_is_literal(t) for t in b.specific))
+    return Evidence(
+        "U1",
+        _bag_score(case, b.coverage, b.kept_w),
+        f"the diff undoes the decision's own change {_where(case)}: {_list(list(b.specific))} "
+        f"({b.coverage:.0%} of the diff's change)",
+        b.kept_w / case.total_w,
+        bool(case.named),
+        b.kept_w / case.decision_w,
+        any(_is_literal(t) for t in b.specific),
+    )
 
 
 def u2_pinpoint(case: Case) -> Evidence | None:
@@ -491,15 +538,25 @@ def u2_pinpoint(case: Case) -> Evidence | None:
     if case.remote:
         return None
     b = _bag(case)
-    if not (b.raw_cov >= PINPOINT_COVERAGE and _w(b.raw) >= _w(b.same) and (
-            sum(weight(t) * b.raw[t] for t in b.raw_specific) >= UNDO_MIN or any(
-            literal_body(t) is not None or t[0].isdigit() or bare(t) in case.named for t in b.raw_specific))):
+    if not (
+        b.raw_cov >= PINPOINT_COVERAGE
+        and _w(b.raw) >= _w(b.same)
+        and (
+            sum(weight(t) * b.raw[t] for t in b.raw_specific) >= UNDO_MIN
+            or any(literal_body(t) is not None or t[0].isdigit() or bare(t) in case.named for t in b.raw_specific)
+        )
+    ):
         return None
-    return Evidence("U2", _bag_score(case, b.raw_cov, max(b.kept_w, _w(b.raw))),
-                    f"the diff undoes the decision's own change {_where(case)}: "
-                    f"{_list(list(b.specific or b.raw_specific))} ({b.raw_cov:.0%} of the diff's change)",
-                    _w(b.raw) / case.total_w, bool(case.named), _w(b.raw) / case.decision_w,
-                    any(_is_literal(t) for t in b.raw_specific))
+    return Evidence(
+        "U2",
+        _bag_score(case, b.raw_cov, max(b.kept_w, _w(b.raw))),
+        f"the diff undoes the decision's own change {_where(case)}: "
+        f"{_list(list(b.specific or b.raw_specific))} ({b.raw_cov:.0%} of the diff's change)",
+        _w(b.raw) / case.total_w,
+        bool(case.named),
+        _w(b.raw) / case.decision_w,
+        any(_is_literal(t) for t in b.raw_specific),
+    )
 
 
 def decisive(case: Case) -> Evidence | None:
@@ -516,8 +573,10 @@ def _decisive(case: Case) -> Evidence | None:
     info_text = " ".join((info.quote, info.summary, info.source_title))
     # a guard the decision wrote (raise, return, ...) that is gone counts as much as a broad rewrite;
     # the file's vocabulary counts less, as in the token overlap
-    w = sum(max(_w(_rare(Counter(e.tokens), vocab.get(e.path, Counter()))),
-                DECISIVE_MIN if e.exit_removed else 0.0) for e in edits)
+    w = sum(
+        max(_w(_rare(Counter(e.tokens), vocab.get(e.path, Counter()))), DECISIVE_MIN if e.exit_removed else 0.0)
+        for e in edits
+    )
     hit = list(dict.fromkeys(bare(t) for t in toks if bare(t) in case.named or _names(info_text, t)))
     cov = w / max(_bag(case).code_w, 1.0)
     if not (hit or (w >= DECISIVE_MIN and cov >= DECISIVE_COVERAGE) or cov >= DECISIVE_PINPOINT):
@@ -526,19 +585,38 @@ def _decisive(case: Case) -> Evidence | None:
     taken = list(dict.fromkeys(t for e in edits for t in e.taken if is_specific(t)))
     back = list(dict.fromkeys(t for e in edits for t in e.put_back if is_specific(t)))
     into = list(dict.fromkeys(t for e in edits for t in e.inserted if weight(t) > 0))
-    what = "; ".join(x for x in (f"takes out {_list(taken)}" if taken else "",
-                                 f"puts {_list(back)} where the decision cut code" if back else "",
-                                 f"adds {_list(into)} to a condition the decision wrote" if into else "") if x)
-    rule = ("D4" if any(e.exit_removed for e in edits) else "D2" if back else "D1" if taken else "D3")
+    what = "; ".join(
+        x
+        for x in (
+            f"takes out {_list(taken)}" if taken else "",
+            f"puts {_list(back)} where the decision cut code" if back else "",
+            f"adds {_list(into)} to a condition the decision wrote" if into else "",
+        )
+        if x
+    )
+    rule = "D4" if any(e.exit_removed for e in edits) else "D2" if back else "D1" if taken else "D3"
     took = [t for e in edits for t in e.taken if is_specific(t)]
     put = [t for e in edits for t in e.replaced_by + e.inserted if is_specific(t)]
     # numbers only (a query or a key format in a string is behaviour, B3), on lines where the decision itself
     # changed an older value: a setting retuned again. A value the decision introduced stays its own (D1)
-    retune = (rule == "D1" and not hit and bool(took) and bool(put) and all(t[0].isdigit() for t in took + put)
-              and all(e.edited_line for e in edits if e.taken))  # the decision itself retuned those numbers
-    return Evidence(rule, min(score, 1.0), f"the diff rewrites {len(edits)} line(s) the decision's change wrote: "
-                                           f"{what} ({cov:.0%} of the diff's change)", w / case.total_w, bool(hit),
-                    w / case.decision_w, any(_is_literal(t) for t in taken + back), retune)
+    retune = (
+        rule == "D1"
+        and not hit
+        and bool(took)
+        and bool(put)
+        and all(t[0].isdigit() for t in took + put)
+        and all(e.edited_line for e in edits if e.taken)
+    )  # the decision itself retuned those numbers
+    return Evidence(
+        rule,
+        min(score, 1.0),
+        f"the diff rewrites {len(edits)} line(s) the decision's change wrote: {what} ({cov:.0%} of the diff's change)",
+        w / case.total_w,
+        bool(hit),
+        w / case.decision_w,
+        any(_is_literal(t) for t in taken + back),
+        retune,
+    )
 
 
 def _only(rule: str) -> Detector:
@@ -575,8 +653,11 @@ def a2_text(case: Case) -> Evidence | None:
     words = case.judge._prose(case.diff_sets, case.info)
     if len(words) < PROSE_QUOTE_MIN:
         return None
-    return Evidence("A2", 0.5 + 0.05 * min(len(words), 8),
-                    f"the diff rewrites the text that states the decision, taking out {_list(words)}")
+    return Evidence(
+        "A2",
+        0.5 + 0.05 * min(len(words), 8),
+        f"the diff rewrites the text that states the decision, taking out {_list(words)}",
+    )
 
 
 def n1_negated(case: Case) -> Evidence | None:
@@ -586,8 +667,9 @@ def n1_negated(case: Case) -> Evidence | None:
     n = found[0]
     pairs = ", ".join(f"`{a}` -> `{b}`" for a, b in n.swapped[:3])
     share = sum(weight(t) for t in tokens(n.added)) / case.total_w
-    return Evidence("N1", 0.65, f"the diff adds `{n.added.strip()}`, the opposite ({pairs}) of `{n.decision_line}`",
-                    share)
+    return Evidence(
+        "N1", 0.65, f"the diff adds `{n.added.strip()}`, the opposite ({pairs}) of `{n.decision_line}`", share
+    )
 
 
 def g1_unguarded(case: Case) -> Evidence | None:
@@ -598,8 +680,12 @@ def g1_unguarded(case: Case) -> Evidence | None:
         return None
     u = found[0]
     share = sum(weight(t) for x in u.copied for t in tokens(x)) / case.total_w
-    return Evidence("G1", 0.6, f"the diff writes {_list(u.copied, 3)} again without the guard the decision put "
-                               f"before them (`{u.guard}`)", share)
+    return Evidence(
+        "G1",
+        0.6,
+        f"the diff writes {_list(u.copied, 3)} again without the guard the decision put before them (`{u.guard}`)",
+        share,
+    )
 
 
 def e1_eager(case: Case) -> Evidence | None:
@@ -611,8 +697,12 @@ def e1_eager(case: Case) -> Evidence | None:
             words = " ".join((case.info.quote, case.info.summary, case.info.source_title))
             found = eager_imports(cs, _lazy(case.info.patches[path], words))
             if found:
-                return Evidence("E1", 0.6, f"the diff imports `{found[0].module}` at module level again "
-                                           f"(`{found[0].line}`); the decision's change made that import lazy")
+                return Evidence(
+                    "E1",
+                    0.6,
+                    f"the diff imports `{found[0].module}` at module level again "
+                    f"(`{found[0].line}`); the decision's change made that import lazy",
+                )
     return None
 
 
@@ -627,8 +717,13 @@ def c1_rejected(case: Case) -> Evidence | None:
             if found:
                 r = found[0]
                 share = sum(weight(t) for t in tokens(r.check) + tokens(r.words)) / case.total_w
-                return Evidence("C1", 0.6, f"the decision allows `{r.name}`; the diff rejects it "
-                                           f"(`{r.check}` then `{r.words}`)", share, True)
+                return Evidence(
+                    "C1",
+                    0.6,
+                    f"the decision allows `{r.name}`; the diff rejects it (`{r.check}` then `{r.words}`)",
+                    share,
+                    True,
+                )
     return None
 
 
@@ -646,8 +741,9 @@ def l1_overlap(case: Case) -> Evidence | None:
         parts.append(f"changes the same code ({_list(_by_weight(b.same))})")
     if case.named:
         parts.append(f"changes what the decision names: {_list(case.named)}")
-    return Evidence("L1", 0.2 + 0.25 * min(1.0, (undo_w + same_w) / 6) + (0.05 if case.named else 0.0),
-                    "; ".join(parts))
+    return Evidence(
+        "L1", 0.2 + 0.25 * min(1.0, (undo_w + same_w) / 6) + (0.05 if case.named else 0.0), "; ".join(parts)
+    )
 
 
 def l2_tests(case: Case) -> Evidence | None:
@@ -714,7 +810,8 @@ def focused(e: Evidence) -> bool:
         return False
     pinpoint = e.literal and e.share is not None and e.share >= PINPOINT_COVERAGE
     return (e.share is None or e.share >= (FOCUS_NAMED if e.named else FOCUS_MIN)) and (
-        e.decision_share is None or e.decision_share >= DECISION_SHARE_MIN or pinpoint)
+        e.decision_share is None or e.decision_share >= DECISION_SHARE_MIN or pinpoint
+    )
 
 
 def policy(found: list[Evidence], standing: bool) -> Judgement:
@@ -729,25 +826,41 @@ def policy(found: list[Evidence], standing: bool) -> Judgement:
         reason = "; ".join(dict.fromkeys(e.why for e in contra))
         if not standing:
             why = "the decision no longer stands (reverted, superseded or withdrawn), so it is not warned on"
-            return Judgement("related", round(min(best.score, NOT_STANDING_MAX), 4), f"{reason}; {why}",
-                             (*rules, (STANDING_RULE, why)))
+            return Judgement(
+                "related",
+                round(min(best.score, NOT_STANDING_MAX), 4),
+                f"{reason}; {why}",
+                (*rules, (STANDING_RULE, why)),
+            )
         return Judgement("contradicts", round(best.score, 4), reason, rules)
     if unfocused:
         share = max(e.share or 0.0 for e in unfocused)
         dshare = max(e.decision_share or 0.0 for e in unfocused)
-        why = (f"an edit of code the decision wrote ({share:.0%} of the diff's change, {dshare:.0%} of the "
-               f"decision's): not its undo")
+        why = (
+            f"an edit of code the decision wrote ({share:.0%} of the diff's change, {dshare:.0%} of the "
+            f"decision's): not its undo"
+        )
         if all(e.retune for e in unfocused):
             why = "numbers the decision set, set to other numbers its words do not name: a retune, not an undo"
         reason = "; ".join(dict.fromkeys(e.why for e in unfocused)) + f"; {why}"
         score = min(RELATED_MAX, max([e.score for e in related] + [0.3]))
-        return Judgement("related", round(score, 4), reason,
-                         (*((e.rule, e.why) for e in unfocused),
-                          (RETUNE_RULE if all(e.retune for e in unfocused) else FOCUS_RULE, why)))
+        return Judgement(
+            "related",
+            round(score, 4),
+            reason,
+            (
+                *((e.rule, e.why) for e in unfocused),
+                (RETUNE_RULE if all(e.retune for e in unfocused) else FOCUS_RULE, why),
+            ),
+        )
     if related:
         best = max(related, key=lambda e: e.score)
-        return Judgement("related", round(best.score, 4), "; ".join(dict.fromkeys(e.why for e in related)),
-                         tuple((e.rule, e.why) for e in related))
+        return Judgement(
+            "related",
+            round(best.score, 4),
+            "; ".join(dict.fromkeys(e.why for e in related)),
+            tuple((e.rule, e.why) for e in related),
+        )
     return Judgement("unrelated", 0.0, "no shared change")
 
 
@@ -787,7 +900,8 @@ def _code_like(tok: str) -> bool:
         return True
     body = bare(tok)
     return any(c in "_/.-=:;+%" or c.isdigit() for c in body.strip("_")) or (
-        any(c.isupper() for c in body[1:]) and (any(c.islower() for c in body) or len(body) >= 3))
+        any(c.isupper() for c in body[1:]) and (any(c.islower() for c in body) or len(body) >= 3)
+    )
 
 
 def _flip(diff_sets: dict[str, ChangeSet], info: DecisionInfo, touched: bool) -> list[str]:

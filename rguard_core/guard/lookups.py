@@ -120,6 +120,9 @@ def check_premises(store: Store, repo: str, decision_ids: list[str]) -> PremiseC
     out = []
     for i in found:
         prem = sorted(by_id[i], key=lambda p: p["rule"])
-        out.append(DecisionPremises(i, str(rows[i].get("summary") or ""), str(rows[i]["status"]),
-                                    not premises.no_longer_stands(prem), prem))
+        out.append(
+            DecisionPremises(
+                i, str(rows[i].get("summary") or ""), str(rows[i]["status"]), not premises.no_longer_stands(prem), prem
+            )
+        )
     return PremiseCheck(repo, out, [i for i in ids if i not in rows])

@@ -115,11 +115,22 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "decision_id": self.decision_id, "summary": self.summary, "quote": self.quote,
-            "source_url": self.source_url, "source": self.source, "label": self.label,
-            "score": round(self.score, 4), "hops": self.hops, "path": self.path, "premises": self.premises,
-            "alternatives": self.alternatives, "experts": self.experts, "bus_factor": self.bus_factor,
-            "learned": self.learned, "lines_key": self.lines_key, "rules": self.rules,
+            "decision_id": self.decision_id,
+            "summary": self.summary,
+            "quote": self.quote,
+            "source_url": self.source_url,
+            "source": self.source,
+            "label": self.label,
+            "score": round(self.score, 4),
+            "hops": self.hops,
+            "path": self.path,
+            "premises": self.premises,
+            "alternatives": self.alternatives,
+            "experts": self.experts,
+            "bus_factor": self.bus_factor,
+            "learned": self.learned,
+            "lines_key": self.lines_key,
+            "rules": self.rules,
             **({"dismissed": self.dismissed.as_dict()} if self.dismissed else {}),
         }
 
@@ -162,8 +173,12 @@ class GuardReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "repo": self.repo, "verdict": self.verdict, "findings": [f.as_dict() for f in self.findings],
+            "repo": self.repo,
+            "verdict": self.verdict,
+            "findings": [f.as_dict() for f in self.findings],
             "dismissed": [f.as_dict() for f in self.dismissed],
-            "cypher": self.cypher, "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
-            "notes": list(self.notes), "skipped_files": list(self.skipped_files),
+            "cypher": self.cypher,
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "notes": list(self.notes),
+            "skipped_files": list(self.skipped_files),
         }

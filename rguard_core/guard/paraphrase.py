@@ -1,10 +1,10 @@
 """Paraphrased undos: the same intent undone with other code, read from the decision's change and words.
 
-  E1  lazy import made eager: the decision's change moved an import into a function (it took a top-level
-      ``import m`` / ``from m import x`` out, or added an indented one); the diff adds that import at module
-      level again
-  C1  a permission revoked: the decision's words allow/accept/support a code name (``str``, ``None``,
-      ``bytes``...), and the diff adds a check on that name followed by a raise/throw (rejecting it)
+E1  lazy import made eager: the decision's change moved an import into a function (it took a top-level
+    ``import m`` / ``from m import x`` out, or added an indented one); the diff adds that import at module
+    level again
+C1  a permission revoked: the decision's words allow/accept/support a code name (``str``, ``None``,
+    ``bytes``...), and the diff adds a check on that name followed by a raise/throw (rejecting it)
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from .tokens import ChangeSet
 
 _IMPORT = re.compile(r"^(\s*)(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
-_ALLOW = re.compile(r"(?i)\b(?:allow|allows|allowed|accept|accepts|accepted|support|supports|supported|permit|"
-                    r"permits|permitted|take|takes)\b[^.;\n]{0,40}?`?([A-Za-z_][\w.]*)`?")
+_ALLOW = re.compile(
+    r"(?i)\b(?:allow|allows|allowed|accept|accepts|accepted|support|supports|supported|permit|"
+    r"permits|permitted|take|takes)\b[^.;\n]{0,40}?`?([A-Za-z_][\w.]*)`?"
+)
 _EXIT = re.compile(r"^\s*(?:raise|throw)\b")
 _COND = re.compile(r"^\s*(?:if|elif|unless|assert)\b|\bif\s*\(")
 _STOP = frozenset("a an the any all it them this that to be for of in on with as and or both also more".split())

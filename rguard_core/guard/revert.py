@@ -140,8 +140,10 @@ def _moved_lines(sets: list[ChangeSet]) -> frozenset[str]:
 
 
 def _telling_lines(cs: ChangeSet, path: str) -> tuple[Counter[str], Counter[str]]:
-    return (Counter(norm(x) for x in cs.removed_lines if telling(x, path)),
-            Counter(norm(x) for x in cs.added_lines if telling(x, path)))
+    return (
+        Counter(norm(x) for x in cs.removed_lines if telling(x, path)),
+        Counter(norm(x) for x in cs.added_lines if telling(x, path)),
+    )
 
 
 def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:

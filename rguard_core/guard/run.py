@@ -41,8 +41,14 @@ ORDER BY f.path
 
 
 def run_guard(
-    store: Store, repo: str, diff_text: str | None, *, judge: str = "offline", pr: int | None = None,
-    settings: Settings | None = None, mode: Mode = "sequential",
+    store: Store,
+    repo: str,
+    diff_text: str | None,
+    *,
+    judge: str = "offline",
+    pr: int | None = None,
+    settings: Settings | None = None,
+    mode: Mode = "sequential",
 ) -> GuardReport:
     """Guard one diff (or PR ``pr`` as stored in the graph) against the repository's earlier decisions.
 
@@ -79,14 +85,26 @@ def run_guard(
     t_judge0 = time.perf_counter()
     findings = run.judge(gathered, judge)
     t_judge = (time.perf_counter() - t_judge0) * 1000
-    findings, dismissed = apply_dismissals(graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]})
+    findings, dismissed = apply_dismissals(
+        graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]}
+    )
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
     if verdict == "pass" and parsed.skipped_files:
         verdict = "note"  # what was not checked cannot pass: a padded diff must not hide a warning
     timings = {"parse": t_parse, "graph": t_graph, "judge": t_judge, "total": (time.perf_counter() - t0) * 1000}
     params = [c.get("params") or {} for c in log.as_dicts(with_params=True)]
-    return GuardReport(repo, verdict, findings, log.as_dicts(), timings, list(parsed.notes), dismissed,
-                       list(parsed.skipped_files), params, run.cleared)
+    return GuardReport(
+        repo,
+        verdict,
+        findings,
+        log.as_dicts(),
+        timings,
+        list(parsed.notes),
+        dismissed,
+        list(parsed.skipped_files),
+        params,
+        run.cleared,
+    )
 
 
 def _pr_diff(graph: Graph, number: int) -> str:
@@ -99,8 +117,15 @@ def _pr_diff(graph: Graph, number: int) -> str:
 class _Run:
     """One guard run's graph work, in three stages whose queries run concurrently (or one by one)."""
 
-    def __init__(self, graph: Graph, parsed: ParsedDiff, diff_sets: dict[str, ChangeSet], exclude: list[str],
-                 settings: Settings, mode: Mode) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        parsed: ParsedDiff,
+        diff_sets: dict[str, ChangeSet],
+        exclude: list[str],
+        settings: Settings,
+        mode: Mode,
+    ) -> None:
         self.g, self.diff, self.sets, self.exclude = graph, parsed, diff_sets, exclude
         self.settings, self.mode = settings, mode
         self.cleared: list[dict[str, str]] = []  # candidates judged and let go, for the review view
@@ -115,14 +140,19 @@ class _Run:
     def gather(self) -> dict[str, Any]:
         g, d, ex = self.g, self.diff, self.exclude
         idents, new_files = self._symbol_inputs()
-        a = self._all({
-            "touches": lambda: cands.touch_rows(g, d, ex), "issue": lambda: cands.linked(g, d, ex),
-            "adr": lambda: cands.adrs(g, d, ex), "known": lambda: cands.known_files(g, d),
-            "reverted": lambda: cands.reverted(g, d, ex, search_lines(self.sets)),
-            "users": lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))),
-            "editors": lambda: experts.editors(g, d.paths), "latest": lambda: experts.latest_activity(g),
-            "centrality": lambda: experts.centrality(g),
-        })
+        a = self._all(
+            {
+                "touches": lambda: cands.touch_rows(g, d, ex),
+                "issue": lambda: cands.linked(g, d, ex),
+                "adr": lambda: cands.adrs(g, d, ex),
+                "known": lambda: cands.known_files(g, d),
+                "reverted": lambda: cands.reverted(g, d, ex, search_lines(self.sets)),
+                "users": lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))),
+                "editors": lambda: experts.editors(g, d.paths),
+                "latest": lambda: experts.latest_activity(g),
+                "centrality": lambda: experts.centrality(g),
+            }
+        )
         rows = cands.touch_rows_by_symbol(g, d, ex, a["users"]) + a["touches"]
         found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["reverted"] + a["adr"] + a["issue"]
         found += import_hop.candidates(g, d, ex)
@@ -133,14 +163,22 @@ class _Run:
         merged = cands.merge(cands.resolve_superseded(g, cands.merge(found)))
         ids = [c.decision_id for c in merged]
         everywhere = [c.decision_id for c in merged if not ({"touches", "adr"} & set(c.hops))]
-        b = self._all({
-            "infos": lambda: decisions.decision_infos(g, ids),
-            "alternatives": lambda: alts.alternatives(g, ids),
-            "authors": lambda: experts.authors(g, ids),
-            "learned": lambda: feedback.learned(g, ids),
-            **{f"rule.{r.id}": partial(premises.run_rule, g, r, ids, self.settings.inactive_days)
-               for r in premises.RULES},
-        }) if ids else {"infos": {}}
+        b = (
+            self._all(
+                {
+                    "infos": lambda: decisions.decision_infos(g, ids),
+                    "alternatives": lambda: alts.alternatives(g, ids),
+                    "authors": lambda: experts.authors(g, ids),
+                    "learned": lambda: feedback.learned(g, ids),
+                    **{
+                        f"rule.{r.id}": partial(premises.run_rule, g, r, ids, self.settings.inactive_days)
+                        for r in premises.RULES
+                    },
+                }
+            )
+            if ids
+            else {"infos": {}}
+        )
         editors = list(a["editors"])
         if ids:
             decisions.attach_patches(g, b["infos"], d.paths, everywhere, self._new_file_suffixes())
@@ -185,8 +223,11 @@ class _Run:
             if key.startswith("rule."):
                 for did, p in rows:
                     prem.setdefault(did, []).append(p)
-        items = [(c, infos[c.decision_id]) for c in gathered["candidates"]
-                 if c.decision_id in infos and not self._later(infos[c.decision_id])]
+        items = [
+            (c, infos[c.decision_id])
+            for c in gathered["candidates"]
+            if c.decision_id in infos and not self._later(infos[c.decision_id])
+        ]
         standing = {c.decision_id: not premises.no_longer_stands(prem.get(c.decision_id, [])) for c, _ in items}
         labels = self._labels(items, standing, judge)
         findings = []
@@ -198,21 +239,28 @@ class _Run:
                 j = Judgement("related", SUPERSEDED_SCORE, why, (("S2", why),))
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
-                self.cleared.append({"decision_id": c.decision_id, "summary": info.summary,
-                                     "why": j.reason or f"judged {j.label} (score {score:.2f})"})
+                self.cleared.append(
+                    {
+                        "decision_id": c.decision_id,
+                        "summary": info.summary,
+                        "why": j.reason or f"judged {j.label} (score {score:.2f})",
+                    }
+                )
                 continue
             findings.append(self._finding(c, info, j, score, prem.get(c.decision_id, []), gathered))
         # ties: a PR or commit (the change itself) before the ADR or correction that records it
         order = {"pr": 0, "commit": 1, "doc": 2, "issue": 3, "correction": 4}
-        findings.sort(key=lambda f: (f.label != "contradicts", -round(f.score, 4), order.get(f.source["kind"], 5),
-                                     f.decision_id))
+        findings.sort(
+            key=lambda f: (f.label != "contradicts", -round(f.score, 4), order.get(f.source["kind"], 5), f.decision_id)
+        )
         return findings[:MAX_FINDINGS]
 
     def _later(self, info: DecisionInfo) -> bool:
         return bool(self.before and info.at and str(info.at) > self.before)
 
-    def _labels(self, items: list[tuple[Candidate, DecisionInfo]], standing: dict[str, bool],
-                judge: str) -> dict[str, Judgement]:
+    def _labels(
+        self, items: list[tuple[Candidate, DecisionInfo]], standing: dict[str, bool], judge: str
+    ) -> dict[str, Judgement]:
         if judge == "llm":
             from .judge_llm import LLMJudge
 
@@ -221,16 +269,35 @@ class _Run:
         off.prepare([info for _, info in items])
         return {c.decision_id: off.judge(self.sets, info, standing[c.decision_id]) for c, info in items}
 
-    def _finding(self, c: Candidate, info: DecisionInfo, j: Judgement, score: float,
-                 prem: list[dict[str, str]], gathered: dict[str, Any]) -> Finding:
+    def _finding(
+        self,
+        c: Candidate,
+        info: DecisionInfo,
+        j: Judgement,
+        score: float,
+        prem: list[dict[str, str]],
+        gathered: dict[str, Any],
+    ) -> Finding:
         # the diff's files the decision changed; for a decision reached by symbol or issue, its own files
         files = [p for p in c.files if p in info.patches] or list(info.patches) or c.files
-        who, bus = experts.rank(gathered["people"], files, gathered["authors"].get(c.decision_id, []),
-                                self.settings.inactive_days)
+        who, bus = experts.rank(
+            gathered["people"], files, gathered["authors"].get(c.decision_id, []), self.settings.inactive_days
+        )
         return Finding(
-            decision_id=c.decision_id, summary=info.summary, quote=info.quote, source_url=info.source_url,
-            source=decisions.source_ref(info), label=j.label, score=score, hops=c.hops, path=c.path,
-            premises=sorted(prem, key=lambda p: p["rule"]), alternatives=gathered["alternatives"].get(c.decision_id, []),
-            experts=who, bus_factor=bus, learned=gathered["learned"].get(c.decision_id, []), reason=j.reason,
+            decision_id=c.decision_id,
+            summary=info.summary,
+            quote=info.quote,
+            source_url=info.source_url,
+            source=decisions.source_ref(info),
+            label=j.label,
+            score=score,
+            hops=c.hops,
+            path=c.path,
+            premises=sorted(prem, key=lambda p: p["rule"]),
+            alternatives=gathered["alternatives"].get(c.decision_id, []),
+            experts=who,
+            bus_factor=bus,
+            learned=gathered["learned"].get(c.decision_id, []),
+            reason=j.reason,
             rules=[{"id": r, "why": w} for r, w in j.rules],
         )

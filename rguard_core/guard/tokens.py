@@ -39,9 +39,7 @@ PROSE_NAMES = frozenset("readme license licence changelog changes authors contri
 HASH_NAMES = frozenset("makefile dockerfile gemfile rakefile procfile justfile .gitignore .dockerignore".split())
 
 # Keywords and operators that carry a condition's meaning: worth a little, never enough alone.
-CONDITION_WORDS = frozenset(
-    "not and or is in None True False null nil true false undefined NULL nullptr".split()
-)
+CONDITION_WORDS = frozenset("not and or is in None True False null nil true false undefined NULL nullptr".split())
 CONTROL_WORDS = frozenset(
     "if else elif elsif unless then return for while do try except catch finally raise throw with as def fn "
     "func function class struct let var val const pass break continue yield await async "
@@ -217,8 +215,9 @@ class ChangeSet:
     def code_w(self) -> float:
         """Weight of the net change without import lines (they follow code changes, they carry no intent).
         Read once the change set is final (the judge's run: diff_change_sets has applied renames by then)."""
-        return self.once("code_w", lambda: max(0.0, self.weight_of(self.removed) + self.weight_of(self.added)
-                                               - self.import_w))  # type: ignore[no-any-return]
+        return self.once(
+            "code_w", lambda: max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w)
+        )  # type: ignore[no-any-return]
 
     def weight_of(self, which: Counter[str]) -> float:
         return sum(weight(t) * n for t, n in which.items())

@@ -77,7 +77,9 @@ class GraphBatch:
     # incremental ingest: derived data written as increments, not absolute values (see writer.write_increments)
     incremental: bool = False
     active: dict[str, str] = field(default_factory=dict)  # person id -> latest activity in this batch
-    edits: dict[tuple[str, str], tuple[int, str | None]] = field(default_factory=dict)  # (person id, file id) -> n, last
+    edits: dict[tuple[str, str], tuple[int, str | None]] = field(
+        default_factory=dict
+    )  # (person id, file id) -> n, last
     reverts: list[RevertLink] = field(default_factory=list)  # in the order the reverting changes landed
 
     def node(self, node_labels: tuple[str, ...], nid: str, **props: Any) -> str:
@@ -96,8 +98,9 @@ class GraphBatch:
 
 
 class _Builder:
-    def __init__(self, hist: RepoHistory, extractor: Extractor, progress: Progress | None,
-                 known: Known | None = None) -> None:
+    def __init__(
+        self, hist: RepoHistory, extractor: Extractor, progress: Progress | None, known: Known | None = None
+    ) -> None:
         self.h = hist
         self.ex = extractor
         self.progress = progress
@@ -122,7 +125,9 @@ class _Builder:
         self.issue_links: dict[str, list[str]] = {}  # source id -> issues it fixes or references
 
     # --- sources -------------------------------------------------------------------------------
-    def source(self, kinds: tuple[str, ...], sid: str, text: str, author: str | None, when: str | None, **props: Any) -> None:
+    def source(
+        self, kinds: tuple[str, ...], sid: str, text: str, author: str | None, when: str | None, **props: Any
+    ) -> None:
         self.texts[sid] = text
         self.b.node(("Source", *kinds), sid, text=text, author=author, **props)
         if author:
@@ -136,9 +141,23 @@ class _Builder:
         noise = mechanical is not None
         when = pr.merged_at or pr.closed_at or pr.created_at
         self.source(
-            ("PR",), sid, _join(pr.title, pr.body), pr.author, when, kind="pr", number=pr.number, title=pr.title,
-            body=pr.body, url=pr.url, state=pr.state, merged=pr.merged, merged_at=pr.merged_at,
-            created_at=pr.created_at, closed_at=pr.closed_at, merge_commit_sha=pr.merge_commit_sha, is_noise=noise,
+            ("PR",),
+            sid,
+            _join(pr.title, pr.body),
+            pr.author,
+            when,
+            kind="pr",
+            number=pr.number,
+            title=pr.title,
+            body=pr.body,
+            url=pr.url,
+            state=pr.state,
+            merged=pr.merged,
+            merged_at=pr.merged_at,
+            created_at=pr.created_at,
+            closed_at=pr.closed_at,
+            merge_commit_sha=pr.merge_commit_sha,
+            is_noise=noise,
             mechanical=mechanical,
         )
         symbols: Counter[str] = Counter()
@@ -152,7 +171,9 @@ class _Builder:
         for c in pr.comments:
             self.comment(c)
         if pr.merged and not noise:
-            self.decision_source(SourceDoc(sid, "pr", self.texts[sid], "decision", pr.title), [c.id for c in pr.comments])
+            self.decision_source(
+                SourceDoc(sid, "pr", self.texts[sid], "decision", pr.title), [c.id for c in pr.comments]
+            )
             if sid in self.decision_of:
                 self.action(sid, f"Merge of #{pr.number}: {pr.title}", True, [f.path for f in pr.files])
 
@@ -160,12 +181,31 @@ class _Builder:
         if not f.path:
             return
         fid = self.b.node(("File",), f"file:{f.path}", path=f.path)
-        self.b.edge("TOUCHES", sid, fid, "Source", "File", status=f.status, additions=f.additions,
-                    deletions=f.deletions, patch=f.patch, previous_path=f.previous_path)
+        self.b.edge(
+            "TOUCHES",
+            sid,
+            fid,
+            "Source",
+            "File",
+            status=f.status,
+            additions=f.additions,
+            deletions=f.deletions,
+            patch=f.patch,
+            previous_path=f.previous_path,
+        )
         if f.previous_path:
             self.b.node(("File",), f"file:{f.previous_path}", path=f.previous_path)
-            self.b.edge("TOUCHES", sid, f"file:{f.previous_path}", "Source", "File", status="renamed_from",
-                        additions=0, deletions=0, patch="")
+            self.b.edge(
+                "TOUCHES",
+                sid,
+                f"file:{f.previous_path}",
+                "Source",
+                "File",
+                status="renamed_from",
+                additions=0,
+                deletions=0,
+                patch="",
+            )
         if editor:
             self.editors[f.path][editor] += 1
             if when and when > self.edit_last.get((editor, f.path), ""):
@@ -174,17 +214,41 @@ class _Builder:
     def issue(self, issue: Issue) -> None:
         sid = f"issue:{issue.number}"
         self.source(
-            ("Issue",), sid, _join(issue.title, issue.body), issue.author, issue.closed_at or issue.created_at,
-            kind="issue", number=issue.number, title=issue.title, body=issue.body, url=issue.url, state=issue.state,
-            state_reason=issue.state_reason, created_at=issue.created_at, closed_at=issue.closed_at, labels=issue.labels,
+            ("Issue",),
+            sid,
+            _join(issue.title, issue.body),
+            issue.author,
+            issue.closed_at or issue.created_at,
+            kind="issue",
+            number=issue.number,
+            title=issue.title,
+            body=issue.body,
+            url=issue.url,
+            state=issue.state,
+            state_reason=issue.state_reason,
+            created_at=issue.created_at,
+            closed_at=issue.closed_at,
+            labels=issue.labels,
         )
         self.links(sid, "", issue.body, issue.number, only_refs=True)
         for c in issue.comments:
             self.comment(c)
 
     def comment(self, c: Comment) -> None:
-        self.source(("Comment",), c.id, c.body, c.author, c.created_at, kind="comment", body=c.body, url=c.url,
-                    path=c.path, created_at=c.created_at, parent=c.parent, is_review=c.is_review)
+        self.source(
+            ("Comment",),
+            c.id,
+            c.body,
+            c.author,
+            c.created_at,
+            kind="comment",
+            body=c.body,
+            url=c.url,
+            path=c.path,
+            created_at=c.created_at,
+            parent=c.parent,
+            is_review=c.is_review,
+        )
         self.b.edge("ON", c.id, c.parent, "Source", "Source")
         for n in parse_links(c.body).references:
             self._link("REFERENCES", c.id, n)
@@ -192,8 +256,19 @@ class _Builder:
     def doc(self, d: Doc) -> None:
         adr = parse_adr(d.path, d.text)
         sid = f"doc:{d.path}"
-        self.source(("Doc",), sid, d.text, None, None, kind="doc", path=d.path, title=adr.title, status=adr.status,
-                    url=d.url, adr_number=adr.number)
+        self.source(
+            ("Doc",),
+            sid,
+            d.text,
+            None,
+            None,
+            kind="doc",
+            path=d.path,
+            title=adr.title,
+            status=adr.status,
+            url=d.url,
+            adr_number=adr.number,
+        )
         if d.added_by_pr is not None and d.added_by_pr in self.pr_numbers:
             self.b.edge("ADDS", f"pr:{d.added_by_pr}", sid, "Source", "Source")
         self.decision_source(SourceDoc(sid, "doc", d.text, "decision", adr.title), [])
@@ -202,8 +277,20 @@ class _Builder:
 
     def commit(self, c: Commit) -> None:
         sid = f"commit:{c.sha}"
-        self.source(("Commit",), sid, c.message, c.author, c.date, kind="commit", sha=c.sha, message=c.message,
-                    date=c.date, pr_number=c.pr_number, url=c.url, mechanical=self.mechanical.get(sid))
+        self.source(
+            ("Commit",),
+            sid,
+            c.message,
+            c.author,
+            c.date,
+            kind="commit",
+            sha=c.sha,
+            message=c.message,
+            date=c.date,
+            pr_number=c.pr_number,
+            url=c.url,
+            mechanical=self.mechanical.get(sid),
+        )
         if c.pr_number is not None and c.pr_number in self.pr_numbers:
             self.b.edge("PART_OF", sid, f"pr:{c.pr_number}", "Source", "Source")
             return
@@ -240,8 +327,16 @@ class _Builder:
                 # a PR read from git: its merge commit's own message (subject, branch) is evidence too
                 merge_msg = messages.get(p.merge_commit_sha or "")
                 body = f"{p.body}\n{merge_msg}" if merge_msg else p.body
-                items.append((p.merged_at or p.created_at or "", f"pr:{p.number}", p.title, body,
-                              (p.merge_commit_sha or "",), p.number))
+                items.append(
+                    (
+                        p.merged_at or p.created_at or "",
+                        f"pr:{p.number}",
+                        p.title,
+                        body,
+                        (p.merge_commit_sha or "",),
+                        p.number,
+                    )
+                )
         for c in self.h.commits:
             title = c.message.split("\n", 1)[0].strip()
             if c.pr_number is not None and c.pr_number in self.pr_numbers:
@@ -277,8 +372,14 @@ class _Builder:
         if not isinstance(dspan, Span) or prop.decision is None:
             return
         did = f"decision:{doc.id}"
-        self.quoted(("Decision",), did, dspan, summary=prop.decision.summary, extractor=self.ex.name,
-                    extracted_because=prop.why or self.ex.name)
+        self.quoted(
+            ("Decision",),
+            did,
+            dspan,
+            summary=prop.decision.summary,
+            extractor=self.ex.name,
+            extracted_because=prop.why or self.ex.name,
+        )
         self.b.edge("DERIVED_FROM", did, doc.id, "Decision", "Source")
         self.decision_of[doc.id] = did
         self.alternatives(doc.id, prop, did)
@@ -300,8 +401,15 @@ class _Builder:
         if issue_id not in self.texts:
             return []  # an issue already in the graph that this batch does not carry: its claims are there
         if key not in self.texts:
-            prop = self.ex.extract(SourceDoc(issue_id, "issue", self.texts[issue_id], "claims",
-                                             self.b.nodes[("Source", "Issue")][issue_id].get("title", "")))
+            prop = self.ex.extract(
+                SourceDoc(
+                    issue_id,
+                    "issue",
+                    self.texts[issue_id],
+                    "claims",
+                    self.b.nodes[("Source", "Issue")][issue_id].get("title", ""),
+                )
+            )
             self.texts[key] = "\n".join(self.claims(issue_id, prop.claims))
         return [c for c in self.texts[key].split("\n") if c]
 
@@ -311,7 +419,9 @@ class _Builder:
             span = self.keep(sid, c)
             if isinstance(span, Span):
                 cid = f"claim:{sid}:{span.start}:{span.end}"
-                self.quoted(("Claim",), cid, span, statement=c.summary or span.text, kind=c.kind, extractor=self.ex.name)
+                self.quoted(
+                    ("Claim",), cid, span, statement=c.summary or span.text, kind=c.kind, extractor=self.ex.name
+                )
                 out.append(cid)
         return out
 
@@ -372,21 +482,33 @@ class _Builder:
             self._people_increments()
             return
         for login, p in self.h.people.items():
-            self.b.node(("Person",), f"person:{login}", login=login, is_bot=p.is_bot, name=p.name,
-                        last_active=self.last_active.get(login))
+            self.b.node(
+                ("Person",),
+                f"person:{login}",
+                login=login,
+                is_bot=p.is_bot,
+                name=p.name,
+                last_active=self.last_active.get(login),
+            )
         pair_weight: Counter[tuple[str, str]] = Counter()
         for path, eds in self.editors.items():
             humans = [e for e, _ in eds.most_common(MAX_EDITORS_PER_FILE) if not self.h.people[e].is_bot]
             for e in humans:
-                self.b.edge("EDITED", f"person:{e}", f"file:{path}", "Person", "File", count=eds[e],
-                            last_at=self.edit_last.get((e, path)))
+                self.b.edge(
+                    "EDITED",
+                    f"person:{e}",
+                    f"file:{path}",
+                    "Person",
+                    "File",
+                    count=eds[e],
+                    last_at=self.edit_last.get((e, path)),
+                )
             for i, a in enumerate(humans):
-                for c in humans[i + 1:]:
+                for c in humans[i + 1 :]:
                     pair_weight[(min(a, c), max(a, c))] += 1  # one key per pair, whatever the files' order
         for (a, c), w in pair_weight.items():
             self.b.edge("COLLABORATED", f"person:{a}", f"person:{c}", "Person", "Person", weight=w)
             self.b.edge("COLLABORATED", f"person:{c}", f"person:{a}", "Person", "Person", weight=w)
-
 
     def _people_increments(self) -> None:
         """Appending: last activity and edit counts become increments the writer adds to what is stored, so
@@ -401,8 +523,9 @@ class _Builder:
                     self.b.edits[(f"person:{e}", f"file:{path}")] = (n, self.edit_last.get((e, path)))
 
 
-def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | None = None,
-                known: Known | None = None) -> tuple[GraphBatch, Coverage]:
+def build_graph(
+    hist: RepoHistory, extractor: Extractor, progress: Progress | None = None, known: Known | None = None
+) -> tuple[GraphBatch, Coverage]:
     """Every node and edge for ``hist``; quotes that are not verbatim are dropped and counted.
 
     With ``known`` the batch is an append to a graph that already holds those PRs and issues: links may
@@ -423,9 +546,13 @@ def build_graph(hist: RepoHistory, extractor: Extractor, progress: Progress | No
     for c in hist.commits:
         bd.commit(c)
     bd.supersessions()
-    bd.b.reverts = [rv for sid, links in bd.revert_links.items() for rv in links
-                    if ("REVERTS", "Source", "Source") in bd.b.edges
-                    and (sid, rv.target) in bd.b.edges[("REVERTS", "Source", "Source")]]
+    bd.b.reverts = [
+        rv
+        for sid, links in bd.revert_links.items()
+        for rv in links
+        if ("REVERTS", "Source", "Source") in bd.b.edges
+        and (sid, rv.target) in bd.b.edges[("REVERTS", "Source", "Source")]
+    ]
     bd.people()
     _fill_coverage(bd, hist)
     return bd.b, bd.cov
@@ -454,4 +581,3 @@ def _identifiers(patch: str) -> Counter[str]:
                 if m not in _COMMON:
                     out[m] += 1
     return out
-

@@ -11,7 +11,14 @@ from .links import parse_links
 from .model import Comment, Doc, FileChange, Issue, PullRequest, RepoHistory
 from .rest import Json, RestSource
 
-ADR_DIRS = ("docs/adr/", "docs/decisions/", "adr/", "doc/adr/", "docs/architecture/decisions/", "architecture/decisions/")
+ADR_DIRS = (
+    "docs/adr/",
+    "docs/decisions/",
+    "adr/",
+    "doc/adr/",
+    "docs/architecture/decisions/",
+    "architecture/decisions/",
+)
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -21,8 +28,9 @@ def is_adr_path(path: str) -> bool:
     return p.endswith((".md", ".markdown", ".rst", ".txt")) and any(p.startswith(d) or f"/{d}" in p for d in ADR_DIRS)
 
 
-def collect_history(src: RestSource, max_prs: int = 200, progress: Progress | None = None,
-                    keep: Callable[[Json], bool] | None = None) -> RepoHistory:
+def collect_history(
+    src: RestSource, max_prs: int = 200, progress: Progress | None = None, keep: Callable[[Json], bool] | None = None
+) -> RepoHistory:
     """Newest ``max_prs`` PRs with files and comments, every issue they link, and the ADRs they add.
     ``keep`` selects PRs by their listing (incremental ingest: a merged-at window) before anything is fetched."""
     info = src.repo_info()  # raises RepoNotFound before anything is written
@@ -36,7 +44,12 @@ def collect_history(src: RestSource, max_prs: int = 200, progress: Progress | No
 
 
 def collect_pr_history(
-    src: RestSource, number: int, max_files: int = 20, months: int = 18, max_prs: int = 30, scan: int = 300,
+    src: RestSource,
+    number: int,
+    max_files: int = 20,
+    months: int = 18,
+    max_prs: int = 30,
+    scan: int = 300,
     progress: Progress | None = None,
 ) -> RepoHistory:
     """The history behind one PR: earlier PRs (last ``months``) that touched its files, then the PR itself."""
@@ -142,8 +155,14 @@ def _add_docs(src: RestSource, hist: RepoHistory) -> None:
                 hist.problems.append(f"ADR {f.path} changed by #{pr.number} but its text is not available")
                 continue
             seen.add(f.path)
-            first = next((p.number for p in sorted(hist.pulls, key=lambda p: p.merged_at or "")
-                          if any(x.path == f.path and x.status == "added" for x in p.files)), pr.number)
+            first = next(
+                (
+                    p.number
+                    for p in sorted(hist.pulls, key=lambda p: p.merged_at or "")
+                    if any(x.path == f.path and x.status == "added" for x in p.files)
+                ),
+                pr.number,
+            )
             url = f"{hist.url}/blob/HEAD/{f.path}" if hist.url else None
             hist.docs.append(Doc(path=f.path, text=text, url=url, added_by_pr=first))
 
@@ -164,9 +183,16 @@ def pull_from_rest(hist: RepoHistory, raw: Json) -> PullRequest:
     user = raw.get("user") or {}
     author = hist.person(user.get("login"), user.get("type") == "Bot")
     return PullRequest(
-        number=int(raw["number"]), title=raw.get("title") or "", body=raw.get("body") or "", author=author,
-        state=raw.get("state") or "closed", merged=bool(raw.get("merged_at")), url=raw.get("html_url"),
-        created_at=raw.get("created_at"), merged_at=raw.get("merged_at"), closed_at=raw.get("closed_at"),
+        number=int(raw["number"]),
+        title=raw.get("title") or "",
+        body=raw.get("body") or "",
+        author=author,
+        state=raw.get("state") or "closed",
+        merged=bool(raw.get("merged_at")),
+        url=raw.get("html_url"),
+        created_at=raw.get("created_at"),
+        merged_at=raw.get("merged_at"),
+        closed_at=raw.get("closed_at"),
         merge_commit_sha=raw.get("merge_commit_sha"),
     )
 
@@ -174,27 +200,41 @@ def pull_from_rest(hist: RepoHistory, raw: Json) -> PullRequest:
 def issue_from_rest(hist: RepoHistory, raw: Json) -> Issue:
     user = raw.get("user") or {}
     return Issue(
-        number=int(raw["number"]), title=raw.get("title") or "", body=raw.get("body") or "",
-        author=hist.person(user.get("login"), user.get("type") == "Bot"), state=raw.get("state") or "open",
-        url=raw.get("html_url"), state_reason=raw.get("state_reason"), created_at=raw.get("created_at"),
-        closed_at=raw.get("closed_at"), labels=[_label(x) for x in raw.get("labels") or []],
+        number=int(raw["number"]),
+        title=raw.get("title") or "",
+        body=raw.get("body") or "",
+        author=hist.person(user.get("login"), user.get("type") == "Bot"),
+        state=raw.get("state") or "open",
+        url=raw.get("html_url"),
+        state_reason=raw.get("state_reason"),
+        created_at=raw.get("created_at"),
+        closed_at=raw.get("closed_at"),
+        labels=[_label(x) for x in raw.get("labels") or []],
     )
 
 
 def comment_from_rest(hist: RepoHistory, raw: Json, cid: str, parent: str, is_review: bool) -> Comment:
     user = raw.get("user") or {}
     return Comment(
-        id=cid, parent=parent, author=hist.person(user.get("login"), user.get("type") == "Bot"),
-        body=raw.get("body") or "", url=raw.get("html_url"), path=raw.get("path"),
-        created_at=raw.get("created_at"), is_review=is_review,
+        id=cid,
+        parent=parent,
+        author=hist.person(user.get("login"), user.get("type") == "Bot"),
+        body=raw.get("body") or "",
+        url=raw.get("html_url"),
+        path=raw.get("path"),
+        created_at=raw.get("created_at"),
+        is_review=is_review,
     )
 
 
 def file_from_rest(raw: Json) -> FileChange:
     return FileChange(
-        path=raw.get("filename") or "", status=raw.get("status") or "modified",
-        additions=int(raw.get("additions") or 0), deletions=int(raw.get("deletions") or 0),
-        patch=raw.get("patch") or "", previous_path=raw.get("previous_filename"),
+        path=raw.get("filename") or "",
+        status=raw.get("status") or "modified",
+        additions=int(raw.get("additions") or 0),
+        deletions=int(raw.get("deletions") or 0),
+        patch=raw.get("patch") or "",
+        previous_path=raw.get("previous_filename"),
     )
 
 

@@ -116,15 +116,19 @@ class SnapshotRecorder:
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
         except OSError as e:
-            raise InvalidInput(f"--record: cannot write {path}: {e.strerror or e}; give a folder you can write to") from e
+            raise InvalidInput(
+                f"--record: cannot write {path}: {e.strerror or e}; give a folder you can write to"
+            ) from e
 
 
 def check_api_url(url: str) -> str:
     """The GitHub REST base URL, which must be http(s)://host[/path]; ConfigError otherwise."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"GitHub API URL {url!r} is not an http(s) URL; set GITHUB_API_URL (or --api-url) to "
-                          "one like https://api.github.com or https://ghe.example.com/api/v3")
+        raise ConfigError(
+            f"GitHub API URL {url!r} is not an http(s) URL; set GITHUB_API_URL (or --api-url) to "
+            "one like https://api.github.com or https://ghe.example.com/api/v3"
+        )
     return url
 
 
@@ -215,16 +219,16 @@ class GitHubSource:
         return self._get_list(f"/pulls/{int(number)}/files", f"pulls/{int(number)}/files.json", records.files)
 
     def pull_review_comments(self, number: int) -> list[Json]:
-        return self._get_list(f"/pulls/{int(number)}/comments", f"pulls/{int(number)}/comments.json",
-                              records.comments)
+        return self._get_list(f"/pulls/{int(number)}/comments", f"pulls/{int(number)}/comments.json", records.comments)
 
     def issue(self, number: int) -> Json | None:
         """GET /issues/{n}; None when missing or deleted. A PR answers too (it has ``pull_request``)."""
         return self._get_item(f"/issues/{int(number)}", f"issues/{int(number)}.json", records.issue)
 
     def issue_comments(self, number: int) -> list[Json]:
-        return self._get_list(f"/issues/{int(number)}/comments", f"issues/{int(number)}/comments.json",
-                              records.comments)
+        return self._get_list(
+            f"/issues/{int(number)}/comments", f"issues/{int(number)}/comments.json", records.comments
+        )
 
     def file_text(self, path: str) -> str | None:
         """A file at the default branch, decoded from the contents API; None when missing or not text."""
@@ -257,7 +261,9 @@ class GitHubSource:
         self._record_json(rel, items)
         return items
 
-    def _pages(self, suffix: str, params: dict[str, Any], label: str, per_page: int | None = None) -> Iterator[list[Json]]:
+    def _pages(
+        self, suffix: str, params: dict[str, Any], label: str, per_page: int | None = None
+    ) -> Iterator[list[Json]]:
         """Follow ``Link: rel="next"`` from the first page; yields each page's list."""
         url: str | None = self._url(suffix)
         query: dict[str, Any] | None = {**params, "per_page": per_page or self.per_page}
@@ -298,12 +304,14 @@ class GitHubSource:
         try:
             return resp.json(), resp
         except RecursionError:
-            raise GitHubError(f"GitHub answered {status} for {resp.url} with JSON nested too deeply to read",
-                              status, resp.url) from None
+            raise GitHubError(
+                f"GitHub answered {status} for {resp.url} with JSON nested too deeply to read", status, resp.url
+            ) from None
         except ValueError:
             snippet = resp.text[:120].replace("\n", " ")
-            raise GitHubError(f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}",
-                              status, resp.url) from None
+            raise GitHubError(
+                f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}", status, resp.url
+            ) from None
 
     def _request(self, url: str, params: dict[str, Any] | None) -> requests.Response:
         """One GET with rate-limit waits and bounded retries of 5xx and dropped connections."""
@@ -318,8 +326,13 @@ class GitHubSource:
                 failures += 1
                 # the user's words, not urllib3's: what failed and what they can do about it
                 host = urlsplit(url).netloc or url
-                self._retry_or_raise(failures, url, None, f"cannot reach {host}: check the network, set a GitHub API "
-                                     f"URL or ingest a snapshot (connection failed: {type(e).__name__})")
+                self._retry_or_raise(
+                    failures,
+                    url,
+                    None,
+                    f"cannot reach {host}: check the network, set a GitHub API "
+                    f"URL or ingest a snapshot (connection failed: {type(e).__name__})",
+                )
                 continue
             self.rate = RateState.from_headers(resp.headers)
             if resp.status_code in (403, 429) and _is_rate_limited(resp):

@@ -48,8 +48,15 @@ _GITHUB = re.compile(
 )
 # Config a user may have set that would change what `git log` prints; pinned so parsing stays exact.
 _PINNED = ("core.quotePath=false", "log.showSignature=false", "diff.suppressBlankEmpty=false", "diff.noprefix=false")
-_REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE",
-             "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR")
+_REPO_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_NAMESPACE",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+)
 
 
 @dataclass(frozen=True)
@@ -62,8 +69,14 @@ class PrRef:
 
 
 def read_git_history(
-    path: Path, repo: str, max_commits: int = 5000, progress: Progress | None = None, *,
-    since: str | None = None, until: str | None = None, first_parent: bool = False,
+    path: Path,
+    repo: str,
+    max_commits: int = 5000,
+    progress: Progress | None = None,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    first_parent: bool = False,
 ) -> RepoHistory:
     """Read up to ``max_commits`` commits reachable from HEAD, their squash/merge PRs and the ADRs at HEAD.
 
@@ -173,8 +186,10 @@ def _shallow_edges(top: Path) -> set[str]:
 
 def _drop_shallow_diff(commit: Commit, problems: list[str]) -> None:
     # Without its parents the commit would appear to add every file in the tree.
-    problems.append(f"commit {commit.sha[:12]}: oldest commit of a shallow clone; its {len(commit.files)} files are "
-                    "left out because its parents are missing (git fetch --unshallow reads them)")
+    problems.append(
+        f"commit {commit.sha[:12]}: oldest commit of a shallow clone; its {len(commit.files)} files are "
+        "left out because its parents are missing (git fetch --unshallow reads them)"
+    )
     commit.files = []
 
 
@@ -201,15 +216,32 @@ def _split_stream(stream: IO[bytes], sep: bytes, chunk: int = 1 << 20) -> Iterat
 # --- commits -----------------------------------------------------------------------------------
 
 
-def _read_commits(top: Path, spec: list[str], limit: int, hist: RepoHistory, base: str | None,
-                  extra: list[str] | None = None) -> Iterator[Commit]:
+def _read_commits(
+    top: Path, spec: list[str], limit: int, hist: RepoHistory, base: str | None, extra: list[str] | None = None
+) -> Iterator[Commit]:
     """Stream ``git log`` once; every commit is a header (between markers) followed by its raw + patch block."""
     token = secrets.token_hex(8)
     mark = f"%x00RG{token}%x00"
     fmt = f"{mark}%H%n%P%n%aN%n%aE%n%ct%n%B{mark}"
-    args = ["log", *spec, *(extra or []), f"-n{limit}", f"--format={fmt}", "--encoding=UTF-8", "--raw", "-p", "-M", "-U3",
-            "--inter-hunk-context=0", "--root", "--diff-merges=first-parent", "--no-color", "--no-ext-diff",
-            "--no-textconv", "--"]
+    args = [
+        "log",
+        *spec,
+        *(extra or []),
+        f"-n{limit}",
+        f"--format={fmt}",
+        "--encoding=UTF-8",
+        "--raw",
+        "-p",
+        "-M",
+        "-U3",
+        "--inter-hunk-context=0",
+        "--root",
+        "--diff-merges=first-parent",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--",
+    ]
     with tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.Popen(_cmd(top, *args), stdout=subprocess.PIPE, stderr=err, env=_env())
@@ -246,8 +278,14 @@ def _parse_commit(header: bytes, block: bytes, hist: RepoHistory, base: str | No
     if login and hist.people[login].name is None and name:
         hist.people[login].name = name
     ref = pr_ref(message)
-    commit = Commit(sha=sha, message=message, author=login, date=_utc(ts_b), url=f"{base}/commit/{sha}" if base else None,
-                    pr_number=ref.number if ref else None)
+    commit = Commit(
+        sha=sha,
+        message=message,
+        author=login,
+        date=_utc(ts_b),
+        url=f"{base}/commit/{sha}" if base else None,
+        pr_number=ref.number if ref else None,
+    )
     commit.files = _parse_files(block, sha, hist.problems)
     return commit
 
@@ -385,9 +423,17 @@ def _pulls_from_commits(hist: RepoHistory, base: str | None) -> list[PullRequest
         if ref.number in pulls:
             hist.problems.append(f"PR #{ref.number} is named by several commits; kept the oldest ({commit.sha[:12]})")
         pulls[ref.number] = PullRequest(
-            number=ref.number, title=ref.title, body=ref.body, author=commit.author, state="closed", merged=True,
-            url=f"{base}/pull/{ref.number}" if base else None, merged_at=commit.date, closed_at=commit.date,
-            merge_commit_sha=commit.sha, files=list(commit.files),
+            number=ref.number,
+            title=ref.title,
+            body=ref.body,
+            author=commit.author,
+            state="closed",
+            merged=True,
+            url=f"{base}/pull/{ref.number}" if base else None,
+            merged_at=commit.date,
+            closed_at=commit.date,
+            merge_commit_sha=commit.sha,
+            files=list(commit.files),
         )
     return sorted(pulls.values(), key=lambda p: p.number, reverse=True)
 
@@ -450,9 +496,21 @@ def _added_by_pr(top: Path, head: str, paths: list[str], shallow: set[str], prob
     """For each path, the PR of the oldest mainline commit that added it (when that commit names a PR)."""
     token = secrets.token_hex(8)
     mark = f"%x00RG{token}%x00"
-    out = _git(top, "--literal-pathspecs", "log", head, "--first-parent", "--diff-merges=first-parent",
-               "--no-renames", "--diff-filter=A", "--name-only", f"--format={mark}%H%n%B{mark}",
-               "--encoding=UTF-8", "--", *paths).stdout
+    out = _git(
+        top,
+        "--literal-pathspecs",
+        "log",
+        head,
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--no-renames",
+        "--diff-filter=A",
+        "--name-only",
+        f"--format={mark}%H%n%B{mark}",
+        "--encoding=UTF-8",
+        "--",
+        *paths,
+    ).stdout
     pieces = out.split(b"\x00RG" + token.encode() + b"\x00")[1:]
     added: dict[str, int | None] = {}
     for header, names in zip(pieces[0::2], pieces[1::2], strict=False):

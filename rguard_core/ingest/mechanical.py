@@ -24,30 +24,61 @@ from collections.abc import Sequence
 from .model import Commit, FileChange, Person, PullRequest
 
 RULES: dict[str, str] = {
-    "M1": "version bump or release", "M2": "dependency bump", "M3": "typo, spelling or wording fix",
-    "M4": "formatting only", "M5": "lockfiles only", "M6": "CI configuration only", "M7": "bot author",
+    "M1": "version bump or release",
+    "M2": "dependency bump",
+    "M3": "typo, spelling or wording fix",
+    "M4": "formatting only",
+    "M5": "lockfiles only",
+    "M6": "CI configuration only",
+    "M7": "bot author",
     "M8": "revert of a mechanical change",
 }
 
 _REVERT_WRAP = r"^\s*(?:revert\s+\"\s*)?"
-M1_TITLE = re.compile(_REVERT_WRAP + r"(?:release\b|releasing\b|version\s+v?\d|v?\d+\.\d+(?:\.\d+)?\S*\s*\"?\s*$|"
-                      r"bump\s+(?:the\s+)?(?:package\s+)?version|prepare\s+(?:for\s+)?(?:release|v?\d)|"
-                      r"(?:chore|build)(?:\([^)]*\))?:\s*release)", re.I)
+M1_TITLE = re.compile(
+    _REVERT_WRAP + r"(?:release\b|releasing\b|version\s+v?\d|v?\d+\.\d+(?:\.\d+)?\S*\s*\"?\s*$|"
+    r"bump\s+(?:the\s+)?(?:package\s+)?version|prepare\s+(?:for\s+)?(?:release|v?\d)|"
+    r"(?:chore|build)(?:\([^)]*\))?:\s*release)",
+    re.I,
+)
 M1_LINE = re.compile(r"""^\s*(?:__version__|version|"version"|'version')\s*[:=]\s*["']?v?\d+(?:\.\d+)+""", re.I)
-M2_TITLE = re.compile(_REVERT_WRAP + r"(?:(?:chore|build|fix)\(deps(?:-dev)?\)|bump\b|update\s+dependenc|"
-                      r"upgrade\s+dependenc|\[?pre-commit(?:\.ci)?\]?|pin\s+\S+\s+(?:to|at)\s|"
-                      r"update\s+\S+\s+requirement\s+from\s)", re.I)
+M2_TITLE = re.compile(
+    _REVERT_WRAP + r"(?:(?:chore|build|fix)\(deps(?:-dev)?\)|bump\b|update\s+dependenc|"
+    r"upgrade\s+dependenc|\[?pre-commit(?:\.ci)?\]?|pin\s+\S+\s+(?:to|at)\s|"
+    r"update\s+\S+\s+requirement\s+from\s)",
+    re.I,
+)
 M2_FILES = re.compile(r"(?:^|/)(?:requirements[\w.-]*\.(?:txt|in)|constraints[\w.-]*\.txt)$", re.I)
 M3_TITLE = re.compile(r"\b(?:typos?|spelling|misspell\w*|grammar|wording|rephrase|reword)\b", re.I)
 M3_CHORE = re.compile(_REVERT_WRAP + r"update\s+(?:the\s+)?(?:readme|changelog|copyright|authors|license\s+year)", re.I)
 M3_MAX_LINES = 10  # a "typo" title on a change bigger than this changes more than spelling
-M4_TITLE = re.compile(r"^\s*(?:style(?:\([^)]*\))?:|(?:re)?format\b|run\s+(?:black|ruff\s+format|prettier|isort|gofmt)|"
-                      r"apply\s+(?:black|prettier|ruff|isort)|lint\b|fix\s+(?:lint|linting|formatting)\b)", re.I)
-M5_LOCKFILES = frozenset({"poetry.lock", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "uv.lock", "pipfile.lock",
-                          "cargo.lock", "go.sum", "composer.lock", "gemfile.lock", "pdm.lock", "bun.lockb"})
-M6_CI = re.compile(r"^(?:\.github/(?:workflows|actions|ISSUE_TEMPLATE)/|\.github/(?:dependabot|renovate|FUNDING|CODEOWNERS)|"
-                   r"\.circleci/|\.gitlab-ci|\.travis\.yml|azure-pipelines|\.buildkite/|Jenkinsfile|"
-                   r"\.pre-commit-config\.ya?ml|renovate\.json|\.mergify|codecov\.ya?ml|\.codecov\.ya?ml)", re.I)
+M4_TITLE = re.compile(
+    r"^\s*(?:style(?:\([^)]*\))?:|(?:re)?format\b|run\s+(?:black|ruff\s+format|prettier|isort|gofmt)|"
+    r"apply\s+(?:black|prettier|ruff|isort)|lint\b|fix\s+(?:lint|linting|formatting)\b)",
+    re.I,
+)
+M5_LOCKFILES = frozenset(
+    {
+        "poetry.lock",
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "uv.lock",
+        "pipfile.lock",
+        "cargo.lock",
+        "go.sum",
+        "composer.lock",
+        "gemfile.lock",
+        "pdm.lock",
+        "bun.lockb",
+    }
+)
+M6_CI = re.compile(
+    r"^(?:\.github/(?:workflows|actions|ISSUE_TEMPLATE)/|\.github/(?:dependabot|renovate|FUNDING|CODEOWNERS)|"
+    r"\.circleci/|\.gitlab-ci|\.travis\.yml|azure-pipelines|\.buildkite/|Jenkinsfile|"
+    r"\.pre-commit-config\.ya?ml|renovate\.json|\.mergify|codecov\.ya?ml|\.codecov\.ya?ml)",
+    re.I,
+)
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".markdown", ".adoc")
 CHANGELOG = re.compile(r"(?:^|/)(?:changelog|changes|history|news|release[-_]?notes)[\w.-]*$", re.I)
 
@@ -59,13 +90,16 @@ def mechanical_rule(title: str, files: Sequence[FileChange], bot: bool = False) 
         return "M7"
     if M1_TITLE.search(title or "") or _only_versions(files):
         return "M1"
-    if M2_TITLE.search(title or "") or (paths and all(M2_FILES.search(p) or _lockfile(p) for p in paths)
-                                        and not all(_lockfile(p) for p in paths)):
+    if M2_TITLE.search(title or "") or (
+        paths and all(M2_FILES.search(p) or _lockfile(p) for p in paths) and not all(_lockfile(p) for p in paths)
+    ):
         return "M2"
     if paths and all(_lockfile(p) for p in paths):
         return "M5"
-    if M3_CHORE.search(title or "") or (M3_TITLE.search(title or "") and (
-            all(p.lower().endswith(DOC_SUFFIXES) for p in paths) or _changed_lines(files) <= M3_MAX_LINES)):
+    if M3_CHORE.search(title or "") or (
+        M3_TITLE.search(title or "")
+        and (all(p.lower().endswith(DOC_SUFFIXES) for p in paths) or _changed_lines(files) <= M3_MAX_LINES)
+    ):
         return "M3"
     if M4_TITLE.search(title or "") or _whitespace_only(files):
         return "M4"

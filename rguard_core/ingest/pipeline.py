@@ -45,8 +45,13 @@ class IngestResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "repo": self.repo, "graph": self.graph, "source": self.source, "extractor": self.extractor,
-            "coverage": self.coverage.as_dict(), "timings_s": self.timings_s, "written": self.written,
+            "repo": self.repo,
+            "graph": self.graph,
+            "source": self.source,
+            "extractor": self.extractor,
+            "coverage": self.coverage.as_dict(),
+            "timings_s": self.timings_s,
+            "written": self.written,
         }
 
 
@@ -63,7 +68,11 @@ def make_extractor(name: str, settings: Settings | None = None) -> Extractor:
 
 
 def ingest_history(
-    store: Store, hist: RepoHistory, extractor: Extractor, source: str, progress: Progress | None = None,
+    store: Store,
+    hist: RepoHistory,
+    extractor: Extractor,
+    source: str,
+    progress: Progress | None = None,
     t_collect: float = 0.0,
 ) -> IngestResult:
     """Extract and write one collected history into the repository's graph."""
@@ -82,14 +91,23 @@ def ingest_history(
     t2 = time.perf_counter()
     _recompute_support(graph, fresh)
     t3 = time.perf_counter()
-    timings = {"collect": round(t_collect, 3), "extract": round(t1 - t0, 3), "write": round(t2 - t1, 3),
-               "support": round(t3 - t2, 3)}
+    timings = {
+        "collect": round(t_collect, 3),
+        "extract": round(t1 - t0, 3),
+        "write": round(t2 - t1, 3),
+        "support": round(t3 - t2, 3),
+    }
     return IngestResult(repo, graph.name, source, extractor.name, coverage, timings, written)
 
 
 def append_history(
-    store: Store, hist: RepoHistory, extractor: Extractor, source: str, known: Known,
-    progress: Progress | None = None, t_collect: float = 0.0,
+    store: Store,
+    hist: RepoHistory,
+    extractor: Extractor,
+    source: str,
+    known: Known,
+    progress: Progress | None = None,
+    t_collect: float = 0.0,
 ) -> IngestResult:
     """Append PRs, commits and issues to a graph that already holds earlier history (incremental ingest).
 
@@ -117,8 +135,12 @@ def append_history(
     _settle_new(graph, batch)
     t3 = time.perf_counter()
     remember(known, hist)
-    timings = {"collect": round(t_collect, 3), "extract": round(t1 - t0, 3), "write": round(t2 - t1, 3),
-               "support": round(t3 - t2, 3)}
+    timings = {
+        "collect": round(t_collect, 3),
+        "extract": round(t1 - t0, 3),
+        "write": round(t2 - t1, 3),
+        "support": round(t3 - t2, 3),
+    }
     return IngestResult(repo, graph.name, source, extractor.name, coverage, timings, written)
 
 
@@ -170,14 +192,20 @@ def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
     nums |= {c.pr_number for c in hist.commits if c.pr_number is not None}
     nums |= {d.added_by_pr for d in hist.docs if d.added_by_pr is not None}
     known = Known()
-    for r in graph.read("MATCH (s:PR) WHERE s.number IN $nums RETURN s.number AS n, s.merge_commit_sha AS sha, "
-                        "s.mechanical AS mech", {"nums": sorted(nums)}, name="append.known_prs"):
+    for r in graph.read(
+        "MATCH (s:PR) WHERE s.number IN $nums RETURN s.number AS n, s.merge_commit_sha AS sha, s.mechanical AS mech",
+        {"nums": sorted(nums)},
+        name="append.known_prs",
+    ):
         known.pr_numbers.add(int(r["n"]))
         known.reverts.add(f"pr:{r['n']}", None, (r["sha"] or "",), int(r["n"]))
         if r["mech"]:
             known.reverts.mechanical.add(f"pr:{r['n']}")
-    for r in graph.read("MATCH (s:Issue) WHERE s.number IN $nums RETURN s.number AS n", {"nums": sorted(nums)},
-                        name="append.known_issues"):
+    for r in graph.read(
+        "MATCH (s:Issue) WHERE s.number IN $nums RETURN s.number AS n",
+        {"nums": sorted(nums)},
+        name="append.known_issues",
+    ):
         known.issue_numbers.add(int(r["n"]))
     if titles or shas:
         full = sorted(s for s in shas if len(s) == 40)
@@ -190,7 +218,10 @@ def known_from_graph(graph: Any, hist: RepoHistory) -> Known:
             "RETURN s.id AS id, s:PR AS is_pr, s.number AS n, s.title AS title, s.sha AS sha, pr.id AS part_of, "
             "coalesce(pr.mechanical, s.mechanical) AS mech, "
             "s.merge_commit_sha AS msha, s.message AS message, coalesce(s.merged_at, s.date, '') AS at "
-            "ORDER BY at", {"titles": sorted(titles), "full": full, "short": short}, name="append.known_reverts"):
+            "ORDER BY at",
+            {"titles": sorted(titles), "full": full, "short": short},
+            name="append.known_reverts",
+        ):
             if r["mech"]:
                 known.reverts.mechanical.add(r["part_of"] or r["id"])
             if r["is_pr"]:
@@ -219,9 +250,15 @@ class Window:
         return (self.since is None or str(at) > self.since) and (self.until is None or str(at) <= self.until)
 
 
-def snapshot_window(src: SnapshotSource, since_pr: int | None = None, until_pr: int | None = None,
-                    merged_after: str | None = None, merged_before: str | None = None) -> Window:
+def snapshot_window(
+    src: SnapshotSource,
+    since_pr: int | None = None,
+    until_pr: int | None = None,
+    merged_after: str | None = None,
+    merged_before: str | None = None,
+) -> Window:
     """The window from PR numbers or merged-at times (the later bound wins when both name a start)."""
+
     def merged_at(n: int, what: str) -> str:
         raw = src.pull(n)
         if raw is None:
@@ -239,9 +276,17 @@ def snapshot_window(src: SnapshotSource, since_pr: int | None = None, until_pr: 
 
 
 def ingest_snapshot(
-    store: Store, path: Path | str, repo: str | None = None, extractor: Extractor | None = None,
-    max_prs: int = 100_000, progress: Progress | None = None, *, since_pr: int | None = None,
-    until_pr: int | None = None, merged_after: str | None = None, merged_before: str | None = None,
+    store: Store,
+    path: Path | str,
+    repo: str | None = None,
+    extractor: Extractor | None = None,
+    max_prs: int = 100_000,
+    progress: Progress | None = None,
+    *,
+    since_pr: int | None = None,
+    until_pr: int | None = None,
+    merged_after: str | None = None,
+    merged_before: str | None = None,
 ) -> IngestResult:
     """Ingest a snapshot folder in GitHub REST shapes; with a window, append only the PRs merged in it."""
     t0 = time.perf_counter()
@@ -249,23 +294,37 @@ def ingest_snapshot(
     if since_pr is None and until_pr is None and merged_after is None and merged_before is None:
         hist = collect_history(src, max_prs=max_prs, progress=progress)
         hist.problems += snapshot_skips(src.dir, hist, max_prs)  # every record file: read, or skipped with why
-        return ingest_history(store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress,
-                              time.perf_counter() - t0)
+        return ingest_history(
+            store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress, time.perf_counter() - t0
+        )
     window = snapshot_window(src, since_pr, until_pr, merged_after, merged_before)
     hist = collect_history(src, max_prs=max_prs, progress=progress, keep=window.keep)
     return _append(store, hist, extractor, f"snapshot:{path}", progress, time.perf_counter() - t0)
 
 
-def _append(store: Store, hist: RepoHistory, extractor: Extractor | None, source: str, progress: Progress | None,
-            t_collect: float) -> IngestResult:
+def _append(
+    store: Store,
+    hist: RepoHistory,
+    extractor: Extractor | None,
+    source: str,
+    progress: Progress | None,
+    t_collect: float,
+) -> IngestResult:
     graph = store.repo_graph(validate_repo(hist.repo))
     known = known_from_graph(graph, hist) if graph.exists() else Known()
     return append_history(store, hist, extractor or OfflineExtractor(), source, known, progress, t_collect)
 
 
 def ingest_github(
-    store: Store, repo: str, *, api_url: str | None = None, token: str | None = None, max_prs: int = 200,
-    record_dir: Path | None = None, extractor: Extractor | None = None, progress: Progress | None = None,
+    store: Store,
+    repo: str,
+    *,
+    api_url: str | None = None,
+    token: str | None = None,
+    max_prs: int = 200,
+    record_dir: Path | None = None,
+    extractor: Extractor | None = None,
+    progress: Progress | None = None,
     pr_number: int | None = None,
 ) -> IngestResult:
     """Ingest from the GitHub REST API (or any server speaking it): newest PRs, or one PR's history."""
@@ -274,46 +333,71 @@ def ingest_github(
     repo = validate_repo(repo)
     settings = store.settings
     t0 = time.perf_counter()
-    src = GitHubSource(repo, api_url=api_url or settings.github_api_url, token=token or settings.github_token,
-                       record_dir=record_dir, progress=(lambda msg: progress(msg, 0, 0)) if progress else None)
+    src = GitHubSource(
+        repo,
+        api_url=api_url or settings.github_api_url,
+        token=token or settings.github_token,
+        record_dir=record_dir,
+        progress=(lambda msg: progress(msg, 0, 0)) if progress else None,
+    )
     if pr_number is None:
         hist = collect_history(src, max_prs=max_prs, progress=progress)
     else:
         hist = collect_pr_history(src, pr_number, progress=progress)
     where = api_url or settings.github_api_url
-    return ingest_history(store, hist, extractor or OfflineExtractor(), f"github:{where}", progress,
-                          time.perf_counter() - t0)
+    return ingest_history(
+        store, hist, extractor or OfflineExtractor(), f"github:{where}", progress, time.perf_counter() - t0
+    )
 
 
 def ingest_git(
-    store: Store, path: Path | str, repo: str, extractor: Extractor | None = None, max_commits: int = 5000,
-    progress: Progress | None = None, *, since: str | None = None, until: str | None = None,
+    store: Store,
+    path: Path | str,
+    repo: str,
+    extractor: Extractor | None = None,
+    max_commits: int = 5000,
+    progress: Progress | None = None,
+    *,
+    since: str | None = None,
+    until: str | None = None,
 ) -> IngestResult:
     """Ingest a local git clone: commits, squash-merged PRs, ADR files. With ``since`` (a revision the graph
     already holds), append only ``since..until`` (``until`` defaults to HEAD) to the existing graph."""
     from .gitlocal import read_git_history
 
     t0 = time.perf_counter()
-    hist = read_git_history(Path(path), validate_repo(repo), max_commits=max_commits,
-                            progress=(lambda msg: progress(msg, 0, 0)) if progress else None,
-                            since=since, until=until)
+    hist = read_git_history(
+        Path(path),
+        validate_repo(repo),
+        max_commits=max_commits,
+        progress=(lambda msg: progress(msg, 0, 0)) if progress else None,
+        since=since,
+        until=until,
+    )
     if since is None and until is None:
-        return ingest_history(store, hist, extractor or OfflineExtractor(), f"git:{path}", progress,
-                              time.perf_counter() - t0)
+        return ingest_history(
+            store, hist, extractor or OfflineExtractor(), f"git:{path}", progress, time.perf_counter() - t0
+        )
     return _append(store, hist, extractor, f"git:{path}", progress, time.perf_counter() - t0)
 
 
-def _mark(graph: Any, repo: str, source: str, state: str, url: str | None = None,
-          coverage: dict[str, Any] | None = None) -> None:
+def _mark(
+    graph: Any, repo: str, source: str, state: str, url: str | None = None, coverage: dict[str, Any] | None = None
+) -> None:
     """The one Repo node: which source filled the graph, when, and whether that write finished."""
     import json
 
     graph.query(
         "MERGE (r:Repo {id: 'repo'}) SET r.full_name = $repo, r.url = $url, r.ingest_source = $src, "
         "r.ingest_state = $state, r.ingested_at = $at" + (", r.coverage = $cov" if coverage is not None else ""),
-        {"repo": repo, "url": url, "src": source, "state": state,
-         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-         "cov": json.dumps(coverage, default=str) if coverage is not None else None},
+        {
+            "repo": repo,
+            "url": url,
+            "src": source,
+            "state": state,
+            "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "cov": json.dumps(coverage, default=str) if coverage is not None else None,
+        },
         name="ingest.mark",
     )
 
@@ -331,22 +415,39 @@ def _settle_new(graph: Any, batch: Any) -> None:
 
     claims, justs, decisions = ids("Claim"), ids("Justification"), ids("Decision")
     if claims:
-        rows = [{"c": k, "s": v.get("source_id")} for lbl, kv in batch.nodes.items() if "Claim" in lbl
-                for k, v in kv.items()]
-        graph.query("UNWIND $rows AS r MATCH (s:Source {id: r.s}) WHERE s.quarantined = true "
-                    "MATCH (c:Claim {id: r.c}) SET c.holds = false", {"rows": rows}, name="append.claims")
+        rows = [
+            {"c": k, "s": v.get("source_id")}
+            for lbl, kv in batch.nodes.items()
+            if "Claim" in lbl
+            for k, v in kv.items()
+        ]
+        graph.query(
+            "UNWIND $rows AS r MATCH (s:Source {id: r.s}) WHERE s.quarantined = true "
+            "MATCH (c:Claim {id: r.c}) SET c.holds = false",
+            {"rows": rows},
+            name="append.claims",
+        )
     if justs:
-        graph.query("UNWIND $ids AS jid MATCH (j:Justification {id: jid}) OPTIONAL MATCH (j)-[:PREMISE]->(c:Claim) "
-                    "WITH j, collect(c) AS ps SET j.holds = size(ps) > 0 AND "
-                    "all(c IN ps WHERE c.holds = true AND coalesce(c.status, 'active') <> 'superseded')",
-                    {"ids": justs}, name="append.justifications")
+        graph.query(
+            "UNWIND $ids AS jid MATCH (j:Justification {id: jid}) OPTIONAL MATCH (j)-[:PREMISE]->(c:Claim) "
+            "WITH j, collect(c) AS ps SET j.holds = size(ps) > 0 AND "
+            "all(c IN ps WHERE c.holds = true AND coalesce(c.status, 'active') <> 'superseded')",
+            {"ids": justs},
+            name="append.justifications",
+        )
     if decisions:
-        graph.query("UNWIND $ids AS did MATCH (d:Decision {id: did}) OPTIONAL MATCH (d)<-[:JUSTIFIES]-(j:Justification) "
-                    "WITH d, collect(j) AS js SET d.holds = any(j IN js WHERE j.holds = true)",
-                    {"ids": decisions}, name="append.decisions")
+        graph.query(
+            "UNWIND $ids AS did MATCH (d:Decision {id: did}) OPTIONAL MATCH (d)<-[:JUSTIFIES]-(j:Justification) "
+            "WITH d, collect(j) AS js SET d.holds = any(j IN js WHERE j.holds = true)",
+            {"ids": decisions},
+            name="append.decisions",
+        )
     # the graph changed: a reviewer's preview taken before this append must be redone (revision check)
-    graph.query("MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1 ON MATCH SET m.rev = m.rev + 1",
-                {"id": STATE_ID}, name="append.state")
+    graph.query(
+        "MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1 ON MATCH SET m.rev = m.rev + 1",
+        {"id": STATE_ID},
+        name="append.state",
+    )
 
 
 def _recompute_support(graph: Any, fresh: bool) -> None:
@@ -356,8 +457,10 @@ def _recompute_support(graph: Any, fresh: bool) -> None:
     from ..memory.graphio import STATE_ID
 
     if fresh:
-        graph.query("MATCH (d:Decision) WHERE NOT (d)<-[:JUSTIFIES]-(:Justification) SET d.holds = false",
-                    name="ingest.unsupported")
+        graph.query(
+            "MATCH (d:Decision) WHERE NOT (d)<-[:JUSTIFIES]-(:Justification) SET d.holds = false",
+            name="ingest.unsupported",
+        )
         # support is now computed: record the engine's revision so a later recompute has nothing to redo
         graph.query("MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1", {"id": STATE_ID}, name="ingest.state")
         return

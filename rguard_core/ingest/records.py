@@ -105,6 +105,7 @@ def repo_path(path: str, where: str, field: str) -> str:
 
 # ---- field checks ------------------------------------------------------------------------------
 
+
 def _object(raw: Any, where: str, what: str, at: str = "") -> Json:
     if not isinstance(raw, dict):
         raise BadRecord(where, at or "the record", f"must be {what} (a JSON object), got {_shown(raw)}")
@@ -140,8 +141,9 @@ def _time(obj: Json, name: str, where: str, at: str = "") -> None:
         except ValueError:
             ok = False
     if not ok:
-        raise BadRecord(where, _field(at, name), f"must be an ISO 8601 time like 2024-05-01T12:00:00Z or null, "
-                                                 f"got {_shown(v)}")
+        raise BadRecord(
+            where, _field(at, name), f"must be an ISO 8601 time like 2024-05-01T12:00:00Z or null, got {_shown(v)}"
+        )
 
 
 def _user(obj: Json, where: str, at: str = "") -> None:
@@ -149,8 +151,9 @@ def _user(obj: Json, where: str, at: str = "") -> None:
     if u is None:
         return
     if not isinstance(u, dict):
-        raise BadRecord(where, _field(at, "user"), f"must be a user object like {{\"login\": \"octocat\"}} or null, "
-                                                   f"got {_shown(u)}")
+        raise BadRecord(
+            where, _field(at, "user"), f'must be a user object like {{"login": "octocat"}} or null, got {_shown(u)}'
+        )
     for key in ("login", "type"):
         v = u.get(key)
         if v is not None and not isinstance(v, str):
@@ -162,7 +165,14 @@ def _field(at: str, name: str) -> str:
 
 
 def _shown(v: Any) -> str:
-    kind = {dict: "an object", list: "a list", str: "text", bool: "a boolean", int: "a number", float: "a number",
-            type(None): "null"}.get(type(v), type(v).__name__)
+    kind = {
+        dict: "an object",
+        list: "a list",
+        str: "text",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(v), type(v).__name__)
     text = repr(v)
     return f"{kind} {text[:60] + '…' if len(text) > 60 else text}" if v is not None else kind

@@ -32,7 +32,9 @@ class IngestRequest:
     merged_before: str | None = None
 
 
-def run_ingest(store: Store, req: IngestRequest, progress: Callable[[str, int, int], None] | None = None) -> IngestResult:
+def run_ingest(
+    store: Store, req: IngestRequest, progress: Callable[[str, int, int], None] | None = None
+) -> IngestResult:
     """Check the request, then run the matching pipeline; errors are typed and nothing is half-written."""
     _check_types(req)
     if req.kind not in KINDS:
@@ -50,21 +52,52 @@ def run_ingest(store: Store, req: IngestRequest, progress: Callable[[str, int, i
             from .github import parse_pr_url
 
             repo, number = parse_pr_url(target)
-            return ingest_github(store, repo, api_url=req.api_url, record_dir=req.record_dir, extractor=ex,
-                                 progress=progress, pr_number=number)
-        return ingest_github(store, validate_repo(target), api_url=req.api_url, max_prs=req.max_prs,
-                             record_dir=req.record_dir, extractor=ex, progress=progress)
+            return ingest_github(
+                store,
+                repo,
+                api_url=req.api_url,
+                record_dir=req.record_dir,
+                extractor=ex,
+                progress=progress,
+                pr_number=number,
+            )
+        return ingest_github(
+            store,
+            validate_repo(target),
+            api_url=req.api_url,
+            max_prs=req.max_prs,
+            record_dir=req.record_dir,
+            extractor=ex,
+            progress=progress,
+        )
     path = Path(target).expanduser()
     if not path.exists():
         raise InvalidInput(f"no such folder: {path}")
     if req.kind == "snapshot":
-        return ingest_snapshot(store, path, repo=req.repo or None, extractor=ex, max_prs=req.max_prs, progress=progress,
-                               since_pr=req.since_pr, until_pr=req.until_pr, merged_after=req.merged_after,
-                               merged_before=req.merged_before)
+        return ingest_snapshot(
+            store,
+            path,
+            repo=req.repo or None,
+            extractor=ex,
+            max_prs=req.max_prs,
+            progress=progress,
+            since_pr=req.since_pr,
+            until_pr=req.until_pr,
+            merged_after=req.merged_after,
+            merged_before=req.merged_before,
+        )
     if not req.repo:
         raise InvalidInput("a local git clone needs --repo OWNER/NAME to name its graph")
-    return ingest_git(store, path, req.repo, extractor=ex, max_commits=req.max_commits, progress=progress,
-                      since=req.since, until=req.until)
+    return ingest_git(
+        store,
+        path,
+        req.repo,
+        extractor=ex,
+        max_commits=req.max_commits,
+        progress=progress,
+        since=req.since,
+        until=req.until,
+    )
 
 
 def _check_types(req: IngestRequest) -> None:

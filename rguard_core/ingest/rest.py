@@ -102,11 +102,15 @@ class SnapshotSource:
             raise SnapshotError(f"cannot read {p}: {e.strerror or e}") from e
         if not stat.S_ISREG(st.st_mode):
             self._inside(p, os.path.realpath(p))
-            raise SnapshotError(f"{p} is not a regular file ({_kind(st.st_mode)}); refusing to read it: "
-                                "replace it with the JSON or text file it should be")
+            raise SnapshotError(
+                f"{p} is not a regular file ({_kind(st.st_mode)}); refusing to read it: "
+                "replace it with the JSON or text file it should be"
+            )
         if st.st_size > limit:
-            raise SnapshotError(f"{p} is {st.st_size:,} bytes, over the {limit:,}-byte limit for one "
-                                "snapshot file; trim it or leave it out")
+            raise SnapshotError(
+                f"{p} is {st.st_size:,} bytes, over the {limit:,}-byte limit for one "
+                "snapshot file; trim it or leave it out"
+            )
         try:
             fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
         except OSError as e:
@@ -123,8 +127,10 @@ class SnapshotSource:
 
     def _inside(self, p: str, real: str) -> None:
         if not (real + os.sep).startswith(self._roots):
-            raise SnapshotError(f"{p} leads outside the snapshot folder (to {real}); refusing to read it: "
-                                "remove the link or copy the file into the snapshot")
+            raise SnapshotError(
+                f"{p} leads outside the snapshot folder (to {real}); refusing to read it: "
+                "remove the link or copy the file into the snapshot"
+            )
 
     def _load(self, rel: str) -> Any:
         data = self._read(rel, MAX_RECORD_BYTES)
@@ -134,8 +140,9 @@ class SnapshotSource:
         try:
             return json.loads(data.decode("utf-8"))
         except UnicodeDecodeError as e:
-            raise SnapshotError(f"{where} is not valid UTF-8 (byte {data[e.start]:#04x} at offset {e.start}); "
-                                "save it as UTF-8 JSON") from e
+            raise SnapshotError(
+                f"{where} is not valid UTF-8 (byte {data[e.start]:#04x} at offset {e.start}); save it as UTF-8 JSON"
+            ) from e
         except ValueError as e:
             raise SnapshotError(f"{where} is not valid JSON ({e}); fix or remove it") from e
         except RecursionError as e:
@@ -166,14 +173,16 @@ class SnapshotSource:
             if pr is None:
                 continue
             if pr["number"] != n:
-                self.problems.append(f"pulls/{chosen[n]} holds PR #{pr['number']}, not #{n}; skipped (rename the "
-                                     "file or fix its number)")
+                self.problems.append(
+                    f"pulls/{chosen[n]} holds PR #{pr['number']}, not #{n}; skipped (rename the file or fix its number)"
+                )
                 continue
             yielded += 1
             yield pr
         if not yielded:
-            self.problems.append("the snapshot holds no pull requests (no readable pulls/<number>.json); "
-                                 "the graph has no PR history")
+            self.problems.append(
+                "the snapshot holds no pull requests (no readable pulls/<number>.json); the graph has no PR history"
+            )
 
     def _pull_files(self) -> dict[int, str]:
         """PR number -> the file to read for it; oddities in pulls/ are recorded as problems."""
@@ -192,8 +201,10 @@ class SnapshotSource:
         for n, files in names.items():
             pick = f"{n}.json" if f"{n}.json" in files else files[0]
             if len(files) > 1:
-                self.problems.append(f"{' and '.join(f'pulls/{f}' for f in files)} are both PR #{n}; read "
-                                     f"pulls/{pick} only (remove the other)")
+                self.problems.append(
+                    f"{' and '.join(f'pulls/{f}' for f in files)} are both PR #{n}; read "
+                    f"pulls/{pick} only (remove the other)"
+                )
             chosen[n] = pick
         return chosen
 
@@ -231,8 +242,10 @@ class SnapshotSource:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise SnapshotError(f"{self._where(os.path.join('contents', rel))} is not valid UTF-8 (byte "
-                                f"{data[e.start]:#04x} at offset {e.start}); save it as UTF-8") from e
+            raise SnapshotError(
+                f"{self._where(os.path.join('contents', rel))} is not valid UTF-8 (byte "
+                f"{data[e.start]:#04x} at offset {e.start}); save it as UTF-8"
+            ) from e
 
 
 MAX_RECORD_BYTES = 128 * 1024 * 1024  # one JSON file (a PR's files.json with every patch can be large)

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 # "This reverts #N", "Reverts owner/name#N", "Revert #N", "revert PR #N", "This PR reverts the bump I did on <pull URL>"
 _NUM_FORMS = re.compile(
     r"\b(?:reverts\b[^.\n#]{0,60}?|revert\s+(?:pr\s+|pull\s+request\s+)?)"
-    r"(?:[\w.-]+/[\w.-]+)?(?:#|https?://github\.com/[\w.-]+/[\w.-]+/pull/)(\d{1,7})\b", re.I)
+    r"(?:[\w.-]+/[\w.-]+)?(?:#|https?://github\.com/[\w.-]+/[\w.-]+/pull/)(\d{1,7})\b",
+    re.I,
+)
 _TITLE = re.compile(r'^\s*Revert\s+"(.+)"\s*$', re.I)
 _SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
 _SQUASH_NUM = re.compile(r"\(#(\d{1,7})\)\s*$")

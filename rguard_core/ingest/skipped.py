@@ -42,8 +42,10 @@ def snapshot_skips(repo_dir: Path, hist: RepoHistory, max_prs: int) -> list[str]
     read_issues = {i.number for i in hist.issues}
     prs, odd_prs = _records(repo_dir / "pulls")
     issues, odd_issues = _records(repo_dir / "issues")
-    out = [f"read {len(read_prs & set(prs))} of {len(prs)} PR files and {len(read_issues & set(issues))} of "
-           f"{len(issues)} issue files in the snapshot"]
+    out = [
+        f"read {len(read_prs & set(prs))} of {len(prs)} PR files and {len(read_issues & set(issues))} of "
+        f"{len(issues)} issue files in the snapshot"
+    ]
     said = "\n".join(hist.problems)  # files the snapshot reader already reported (odd name, wrong number, null)
 
     def told(rel: str) -> bool:
@@ -61,8 +63,10 @@ def snapshot_skips(repo_dir: Path, hist: RepoHistory, max_prs: int) -> list[str]
         if _is_pr_record(repo_dir / "issues" / f"{n}.json"):
             out.append(f"{PREFIX}issues/{n}.json: the issue record of PR #{n}, whose PR file was not read")
         else:
-            out.append(f"{PREFIX}issues/{n}.json: issue #{n} is linked from no PR that was read (Fixes/refs #{n}), "
-                       "so no decision rests on it")
+            out.append(
+                f"{PREFIX}issues/{n}.json: issue #{n} is linked from no PR that was read (Fixes/refs #{n}), "
+                "so no decision rests on it"
+            )
     out += [f"{PREFIX}pulls/{name}: not a numbered PR record" for name in odd_prs]
     out += [f"{PREFIX}issues/{name}: not a numbered issue record" for name in odd_issues]
     return out

@@ -21,13 +21,26 @@ _ON_CREATE = {
     "Source": "n.quarantined = false, n.rev = 0",
     "Justification": "n.holds = true",
 }
-_LABEL_ORDER = ("Repo", "Person", "File", "Symbol", "Source", "Fragment", "Claim", "Decision", "Alternative",
-                "Justification", "Action")
+_LABEL_ORDER = (
+    "Repo",
+    "Person",
+    "File",
+    "Symbol",
+    "Source",
+    "Fragment",
+    "Claim",
+    "Decision",
+    "Alternative",
+    "Justification",
+    "Action",
+)
 
 Progress = Callable[[str, int, int], None]
 
 
-def write_batch(graph: Graph, batch: GraphBatch, progress: Progress | None = None, fresh: bool = False) -> dict[str, int]:
+def write_batch(
+    graph: Graph, batch: GraphBatch, progress: Progress | None = None, fresh: bool = False
+) -> dict[str, int]:
     """Write every node, then every edge; returns how many rows each statement kind carried."""
     counts: dict[str, int] = {}
     node_groups = sorted(batch.nodes.items(), key=lambda kv: _order(kv[0]))
@@ -49,16 +62,19 @@ def write_batch(graph: Graph, batch: GraphBatch, progress: Progress | None = Non
     for (rel, src_label, dst_label), edge_rows in batch.edges.items():
         has_props = any(edge_rows.values())
         verb = "CREATE" if fresh else "MERGE"
-        cypher = (f"UNWIND $rows AS r MATCH (a:{src_label} {{id: r[0]}}) MATCH (b:{dst_label} {{id: r[1]}}) "
-                  f"{verb} (a)-[e:{rel}]->(b)" + (" SET e += r[2]" if has_props else ""))
+        cypher = (
+            f"UNWIND $rows AS r MATCH (a:{src_label} {{id: r[0]}}) MATCH (b:{dst_label} {{id: r[1]}}) "
+            f"{verb} (a)-[e:{rel}]->(b)" + (" SET e += r[2]" if has_props else "")
+        )
         edge_items: list[list[Any]] = [[s, d, _props(p)] if has_props else [s, d] for (s, d), p in edge_rows.items()]
         _run(graph, cypher, edge_items, f"write {rel}", done, total, progress)
         counts[rel] = len(edge_items)
     return counts
 
 
-def _run(graph: Graph, cypher: str, items: list[Any], name: str, done: list[int], total: int,
-         progress: Progress | None) -> None:
+def _run(
+    graph: Graph, cypher: str, items: list[Any], name: str, done: list[int], total: int, progress: Progress | None
+) -> None:
     batches = [{"rows": items[i : i + BATCH]} for i in range(0, len(items), BATCH)]
     graph.write_many(cypher, batches, name=name)
     done[0] += len(items)
@@ -85,17 +101,23 @@ def write_increments(graph: Graph, batch: GraphBatch) -> dict[str, int]:
         return {}
     if batch.active:
         rows = [{"id": k, "at": v} for k, v in batch.active.items()]
-        graph.write_many("UNWIND $rows AS r MATCH (p:Person {id: r.id}) "
-                         "WHERE p.last_active IS NULL OR p.last_active < r.at SET p.last_active = r.at",
-                         [{"rows": rows[i : i + BATCH]} for i in range(0, len(rows), BATCH)], name="append last_active")
+        graph.write_many(
+            "UNWIND $rows AS r MATCH (p:Person {id: r.id}) "
+            "WHERE p.last_active IS NULL OR p.last_active < r.at SET p.last_active = r.at",
+            [{"rows": rows[i : i + BATCH]} for i in range(0, len(rows), BATCH)],
+            name="append last_active",
+        )
     if not batch.edits:
         return {"Person.last_active": len(batch.active)}
     files = sorted({f for _, f in batch.edits})
     before: dict[str, set[str]] = {f: set() for f in files}
     # WITH after the indexed File lookup: the planner must start from the batch's files, not every Person
-    for r in graph.read("UNWIND $files AS fid MATCH (f:File {id: fid}) WITH fid, f MATCH (f)<-[:EDITED]-(o:Person) "
-                        "WHERE o.is_bot = false RETURN fid, collect(o.id) AS eds", {"files": files},
-                        name="append.editors"):
+    for r in graph.read(
+        "UNWIND $files AS fid MATCH (f:File {id: fid}) WITH fid, f MATCH (f)<-[:EDITED]-(o:Person) "
+        "WHERE o.is_bot = false RETURN fid, collect(o.id) AS eds",
+        {"files": files},
+        name="append.editors",
+    ):
         before[r["fid"]] = set(r["eds"])
     pairs: dict[tuple[str, str], int] = {}
     for f in files:
@@ -110,13 +132,17 @@ def write_increments(graph: Graph, batch: GraphBatch) -> dict[str, int]:
         "ON CREATE SET e.count = 0 SET e.count = e.count + r[2] "
         "SET e.last_at = CASE WHEN r[3] IS NOT NULL AND (e.last_at IS NULL OR e.last_at < r[3]) THEN r[3] "
         "ELSE e.last_at END",
-        [{"rows": edit_rows[i : i + BATCH]} for i in range(0, len(edit_rows), BATCH)], name="append EDITED")
+        [{"rows": edit_rows[i : i + BATCH]} for i in range(0, len(edit_rows), BATCH)],
+        name="append EDITED",
+    )
     pair_rows = [[a, c, w] for (a, c), w in pairs.items()]
     if pair_rows:
         graph.write_many(
             "UNWIND $rows AS r MATCH (a:Person {id: r[0]}) MATCH (c:Person {id: r[1]}) MERGE (a)-[e:COLLABORATED]->(c) "
             "ON CREATE SET e.weight = 0 SET e.weight = e.weight + r[2]",
-            [{"rows": pair_rows[i : i + BATCH]} for i in range(0, len(pair_rows), BATCH)], name="append COLLABORATED")
+            [{"rows": pair_rows[i : i + BATCH]} for i in range(0, len(pair_rows), BATCH)],
+            name="append COLLABORATED",
+        )
     return {"Person.last_active": len(batch.active), "EDITED+": len(edit_rows), "COLLABORATED+": len(pair_rows)}
 
 
@@ -126,14 +152,23 @@ def mark_reverted(graph: Graph, batch: GraphBatch) -> int:
     revert took back. Links are applied in landing order, so a chain ends in the right state."""
     n = 0
     for rv in batch.reverts:
-        rows = graph.read("MATCH (r:Source {id: $r}) RETURN coalesce(r.merged, true) AS merged", {"r": rv.source},
-                          name="revert.merged")
+        rows = graph.read(
+            "MATCH (r:Source {id: $r}) RETURN coalesce(r.merged, true) AS merged",
+            {"r": rv.source},
+            name="revert.merged",
+        )
         if not rows or not rows[0]["merged"]:
             continue  # an open or closed-unmerged revert PR reverts nothing yet
-        graph.query("MATCH (d:Decision {source_id: $t}) SET d.status = 'superseded', d.reverted_by = $r",
-                    {"t": rv.target, "r": rv.source}, name="revert.mark")
-        graph.query("MATCH (:Source {id: $t})-[:REVERTS]->(q:Source) MATCH (d:Decision {source_id: q.id}) "
-                    "WHERE d.reverted_by = $t SET d.status = 'active', d.reverted_by = NULL",
-                    {"t": rv.target}, name="revert.reinstate")
+        graph.query(
+            "MATCH (d:Decision {source_id: $t}) SET d.status = 'superseded', d.reverted_by = $r",
+            {"t": rv.target, "r": rv.source},
+            name="revert.mark",
+        )
+        graph.query(
+            "MATCH (:Source {id: $t})-[:REVERTS]->(q:Source) MATCH (d:Decision {source_id: q.id}) "
+            "WHERE d.reverted_by = $t SET d.status = 'active', d.reverted_by = NULL",
+            {"t": rv.target},
+            name="revert.reinstate",
+        )
         n += 1
     return n

@@ -56,23 +56,39 @@ def search_targets(graph: Graph, text: str, kinds: tuple[str, ...] = TARGET_KIND
         return out
     ft = " | ".join(words)
     if "claim" in kinds:
-        out += [_claim(r) for r in graph.read(
-            "CALL db.idx.fulltext.queryNodes('Claim', $q) YIELD node, score RETURN node.id AS id, "
-            "node.statement AS text, node.status AS status, node.holds AS holds, node.rev AS rev, "
-            "node.source_id AS sid ORDER BY score DESC LIMIT $lim", {"q": ft, "lim": limit}, name="browse.claims")]
+        out += [
+            _claim(r)
+            for r in graph.read(
+                "CALL db.idx.fulltext.queryNodes('Claim', $q) YIELD node, score RETURN node.id AS id, "
+                "node.statement AS text, node.status AS status, node.holds AS holds, node.rev AS rev, "
+                "node.source_id AS sid ORDER BY score DESC LIMIT $lim",
+                {"q": ft, "lim": limit},
+                name="browse.claims",
+            )
+        ]
     if "decision" in kinds:
-        out += [_decision(r) for r in graph.read(
-            "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score RETURN node.id AS id, "
-            "node.summary AS text, node.status AS status, node.holds AS holds, node.label AS label, "
-            "node.rev AS rev, node.source_id AS sid ORDER BY score DESC LIMIT $lim", {"q": ft, "lim": limit},
-            name="browse.decisions")]
+        out += [
+            _decision(r)
+            for r in graph.read(
+                "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score RETURN node.id AS id, "
+                "node.summary AS text, node.status AS status, node.holds AS holds, node.label AS label, "
+                "node.rev AS rev, node.source_id AS sid ORDER BY score DESC LIMIT $lim",
+                {"q": ft, "lim": limit},
+                name="browse.decisions",
+            )
+        ]
     if "source" in kinds:
         low = [w.lower() for w in words]
-        out += [_source(r) for r in graph.read(
-            "MATCH (s:Source) WHERE any(w IN $words WHERE toLower(coalesce(s.title, '')) CONTAINS w "
-            "OR s.id = w) RETURN s.id AS id, coalesce(s.title, left(s.text, 120)) AS text, "
-            "s.quarantined AS q, s.rev AS rev ORDER BY s.id LIMIT $lim", {"words": low, "lim": limit},
-            name="browse.sources")]
+        out += [
+            _source(r)
+            for r in graph.read(
+                "MATCH (s:Source) WHERE any(w IN $words WHERE toLower(coalesce(s.title, '')) CONTAINS w "
+                "OR s.id = w) RETURN s.id AS id, coalesce(s.title, left(s.text, 120)) AS text, "
+                "s.quarantined AS q, s.rev AS rev ORDER BY s.id LIMIT $lim",
+                {"words": low, "lim": limit},
+                name="browse.sources",
+            )
+        ]
     unique = {t.id: t for t in reversed(out)}  # keep each id once, at its first (best) position
     return sorted(unique.values(), key=out.index)[: limit * len(kinds)]
 
@@ -85,10 +101,23 @@ def history(graph: Graph, limit: int = 200) -> list[HistoryEntry]:
         "coalesce(t.id, c.target_id, c.source_id) AS target, c.by AS by, c.reason AS reason, "
         "c.created_at AS at, c.result AS result, coalesce(c.state, 'applied') AS state, coalesce(c.rev, 0) AS rev "
         "ORDER BY at DESC, id LIMIT $lim",
-        {"lim": limit}, name="browse.history",
+        {"lim": limit},
+        name="browse.history",
     )
-    return [HistoryEntry(r["id"], r["kind"] or "correction", r["target"], r["by"], r["reason"], r["at"],
-                         _json(r["result"]), r["state"], int(r["rev"])) for r in rows]
+    return [
+        HistoryEntry(
+            r["id"],
+            r["kind"] or "correction",
+            r["target"],
+            r["by"],
+            r["reason"],
+            r["at"],
+            _json(r["result"]),
+            r["state"],
+            int(r["rev"]),
+        )
+        for r in rows
+    ]
 
 
 def titles(graph: Graph, ids: list[str]) -> dict[str, str]:
@@ -99,7 +128,9 @@ def titles(graph: Graph, ids: list[str]) -> dict[str, str]:
         "UNWIND $ids AS i OPTIONAL MATCH (c:Claim {id: i}) OPTIONAL MATCH (d:Decision {id: i}) "
         "OPTIONAL MATCH (a:Action {id: i}) OPTIONAL MATCH (s:Source {id: i}) "
         "RETURN i AS id, coalesce(c.statement, d.summary, a.summary, s.title, left(s.text, 120)) AS text",
-        {"ids": sorted(set(ids))}, name="browse.titles")
+        {"ids": sorted(set(ids))},
+        name="browse.titles",
+    )
     return {r["id"]: str(r["text"] or "") for r in rows}
 
 
@@ -108,7 +139,9 @@ def _by_id(graph: Graph, node_id: str) -> Target | None:
         "MATCH (n {id: $id}) WHERE n:Claim OR n:Decision OR n:Source RETURN labels(n) AS labels, n.id AS id, "
         "coalesce(n.statement, n.summary, n.title, left(n.text, 120)) AS text, n.status AS status, "
         "n.holds AS holds, n.label AS label, n.quarantined AS q, n.rev AS rev, n.source_id AS sid",
-        {"id": node_id}, name="browse.by_id")
+        {"id": node_id},
+        name="browse.by_id",
+    )
     if not rows:
         return None
     r = rows[0]

@@ -31,7 +31,9 @@ from .graphio import read_region
 from .model import SupportGraph
 from .steps import StepReport, optimistic
 
-_CHECK = "MATCH (old:Claim {id: $cid}) WHERE coalesce(old.rev, 0) = $crev AND coalesce(old.status, 'active') <> 'superseded'"
+_CHECK = (
+    "MATCH (old:Claim {id: $cid}) WHERE coalesce(old.rev, 0) = $crev AND coalesce(old.status, 'active') <> 'superseded'"
+)
 _WRITE = (
     "CREATE (k:Correction {id: $corr, kind: 'claim', by: $by, created_at: $now, state: 'applied', target_id: $cid, "
     "replacement_id: $new_id, source_id: $src, statement: $text, previous_statement: old.statement, result: $result}) "
@@ -80,8 +82,12 @@ class CorrectionPreview:
     def as_dict(self) -> dict[str, Any]:
         r = self.report
         return {
-            "claim": self.claim, "statement": self.statement, "new_statement": self.new_statement, "by": self.by,
-            "revision": self.revision, "graph_revision": self.graph_revision,
+            "claim": self.claim,
+            "statement": self.statement,
+            "new_statement": self.new_statement,
+            "by": self.by,
+            "revision": self.revision,
+            "graph_revision": self.graph_revision,
             "claims_fall": r.fell_claims,
             "decisions_lose_support": r.fell_decisions,
             "decisions_keep_support": r.kept_decisions,
@@ -104,9 +110,15 @@ class CorrectionResult:
     recheck_changed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "correction": self.correction, "claim": self.claim,
-                "replacement": self.replacement, "source": self.source, **self.report.as_dict(),
-                "recheck_changed": self.recheck_changed}
+        return {
+            "status": self.status,
+            "correction": self.correction,
+            "claim": self.claim,
+            "replacement": self.replacement,
+            "source": self.source,
+            **self.report.as_dict(),
+            "recheck_changed": self.recheck_changed,
+        }
 
 
 def preview_correction(graph: Graph, claim_id: str, new_statement: str, by: str) -> CorrectionPreview:
@@ -116,11 +128,14 @@ def preview_correction(graph: Graph, claim_id: str, new_statement: str, by: str)
     def attempt(revision: int) -> CorrectionPreview | None:
         row = _claim_row(graph, claim_id)
         if row["status"] == "superseded":
-            raise ConflictError(f"claim {claim_id!r} was already corrected (replaced by {row['superseded_by']!r}); "
-                                "correct the replacement instead")
+            raise ConflictError(
+                f"claim {claim_id!r} was already corrected (replaced by {row['superseded_by']!r}); "
+                "correct the replacement instead"
+            )
         sg, out = _plan(graph, claim_id)
-        preview = CorrectionPreview(claim_id, row["statement"], text, by, int(row["rev"]), revision,
-                                    StepReport.from_outcome(sg, out))
+        preview = CorrectionPreview(
+            claim_id, row["statement"], text, by, int(row["rev"]), revision, StepReport.from_outcome(sg, out)
+        )
         preview.fingerprint = _fingerprint(preview.report, int(row["rev"]))
         return preview
 
@@ -128,8 +143,14 @@ def preview_correction(graph: Graph, claim_id: str, new_statement: str, by: str)
 
 
 def apply_correction(
-    graph: Graph, claim_id: str, new_statement: str, by: str, revision: int | None = None, *,
-    preview: CorrectionPreview | None = None, now: str | None = None,
+    graph: Graph,
+    claim_id: str,
+    new_statement: str,
+    by: str,
+    revision: int | None = None,
+    *,
+    preview: CorrectionPreview | None = None,
+    now: str | None = None,
 ) -> CorrectionResult:
     """Apply a correction if the claim is still at ``revision`` (and, given a preview, its outcome is unchanged).
 
@@ -157,17 +178,34 @@ def apply_correction(
             again = _already_applied(graph, ids, claim_id)
             if again is not None:
                 return again
-            raise ConflictError(f"claim {claim_id!r} was already corrected differently "
-                                f"(replaced by {row['superseded_by']!r}); preview again")
+            raise ConflictError(
+                f"claim {claim_id!r} was already corrected differently "
+                f"(replaced by {row['superseded_by']!r}); preview again"
+            )
         sg, out = _plan(graph, claim_id)
         report = StepReport.from_outcome(sg, out)
         if preview is not None and _fingerprint(report, int(row["rev"])) != preview.fingerprint:
-            raise StaleCorrectionPreview(f"the support around claim {claim_id!r}", preview.graph_revision, graph_revision)
+            raise StaleCorrectionPreview(
+                f"the support around claim {claim_id!r}", preview.graph_revision, graph_revision
+            )
         report.revision = graph_revision + 1  # what the write below sets when it lands
-        plan = writes.plan_changes(sg, graph_revision, out.after, out.labels, out.action_status, force_claims={claim_id})
-        params = {"cid": claim_id, "crev": int(row["rev"]), "corr": ids.correction, "src": ids.source, "frag": ids.fragment,
-                  "new_id": ids.claim, "text": text, "len": len(text), "by": by, "now": now,
-                  "title": f"Correction of {claim_id} by {by}", "result": json.dumps(report.as_dict(), sort_keys=True)}
+        plan = writes.plan_changes(
+            sg, graph_revision, out.after, out.labels, out.action_status, force_claims={claim_id}
+        )
+        params = {
+            "cid": claim_id,
+            "crev": int(row["rev"]),
+            "corr": ids.correction,
+            "src": ids.source,
+            "frag": ids.fragment,
+            "new_id": ids.claim,
+            "text": text,
+            "len": len(text),
+            "by": by,
+            "now": now,
+            "title": f"Correction of {claim_id} by {by}",
+            "result": json.dumps(report.as_dict(), sort_keys=True),
+        }
         new = writes.cas_write(graph, plan, check=_CHECK, write=_WRITE, params=params, name="memory.correction.apply")
         if new is None:
             return None
@@ -180,8 +218,11 @@ def _current_ids(graph: Graph, claim_id: str, text: str) -> CorrectionIds:
     """The ids of this correction's live application: past the generations that were reverted (kept as history)."""
     for generation in range(1000):
         ids = CorrectionIds.of(claim_id, text, generation)
-        rows = graph.read("MATCH (k:Correction {id: $id}) RETURN coalesce(k.state, 'applied') AS state",
-                          {"id": ids.correction}, name="memory.correction.generation")
+        rows = graph.read(
+            "MATCH (k:Correction {id: $id}) RETURN coalesce(k.state, 'applied') AS state",
+            {"id": ids.correction},
+            name="memory.correction.generation",
+        )
         if not rows or rows[0]["state"] != "reverted":
             return ids
     raise ConflictError(f"the correction of {claim_id} was applied and reverted too often; word it differently")
@@ -201,7 +242,8 @@ def _claim_row(graph: Graph, claim_id: str) -> dict[str, Any]:
     rows = graph.read(
         "MATCH (c:Claim {id: $id}) RETURN c.statement AS statement, coalesce(c.rev, 0) AS rev, "
         "coalesce(c.status, 'active') AS status, c.superseded_by AS superseded_by",
-        {"id": claim_id}, name="memory.correction.claim",
+        {"id": claim_id},
+        name="memory.correction.claim",
     )
     if not rows:
         raise InvalidInput(f"no claim {claim_id!r} in {graph.name}")
@@ -220,8 +262,11 @@ def _fingerprint(report: StepReport, claim_rev: int) -> str:
 
 
 def _already_applied(graph: Graph, ids: CorrectionIds, claim_id: str) -> CorrectionResult | None:
-    rows = graph.read("MATCH (k:Correction {id: $id}) RETURN k.state AS state, k.result AS result",
-                      {"id": ids.correction}, name="memory.correction.existing")
+    rows = graph.read(
+        "MATCH (k:Correction {id: $id}) RETURN k.state AS state, k.result AS result",
+        {"id": ids.correction},
+        name="memory.correction.existing",
+    )
     if not rows or rows[0]["state"] != "applied":
         return None
     from .status import recompute  # the propagation check: the old claim's region, recomputed

@@ -26,8 +26,11 @@ def read_revision(graph: Graph, *, allow_loading: bool = False) -> int | None:
 
     A workspace still being written by a batched load (or whose load was interrupted) raises ConflictError.
     """
-    rows = graph.read("MATCH (m:MemoryState {id: $id}) RETURN m.rev AS rev, m.state AS state", {"id": STATE_ID},
-                      name="memory.revision")
+    rows = graph.read(
+        "MATCH (m:MemoryState {id: $id}) RETURN m.rev AS rev, m.state AS state",
+        {"id": STATE_ID},
+        name="memory.revision",
+    )
     if not rows:
         return None
     if rows[0]["state"] == "loading" and not allow_loading:
@@ -161,7 +164,9 @@ def _read_actions(graph: Graph, sg: SupportGraph, decision_ids: list[str]) -> No
         name="memory.region.actions",
     )
     for r in rows:
-        sg.actions[r["id"]] = ActionState(r["id"], tuple(r["decisions"]), bool(r["executed"]), r["status"], int(r["rev"]))
+        sg.actions[r["id"]] = ActionState(
+            r["id"], tuple(r["decisions"]), bool(r["executed"]), r["status"], int(r["rev"])
+        )
         for did, held in zip(r["decisions"], r["holds"], strict=False):
             if did not in sg.decisions:
                 sg.outside[did] = bool(held)
@@ -170,26 +175,52 @@ def _read_actions(graph: Graph, sg: SupportGraph, decision_ids: list[str]) -> No
 def read_all(graph: Graph) -> SupportGraph:
     """The whole support structure of a graph, read page by page (windows of internal node ids)."""
     sg = SupportGraph()
-    for r in _pages(graph, "Source", "OPTIONAL MATCH (n)-[:DERIVED_FROM]->(p:Source) "
-                    "RETURN n.id AS id, coalesce(n.quarantined, false) AS q, collect(p.id) AS parents", "sources"):
+    for r in _pages(
+        graph,
+        "Source",
+        "OPTIONAL MATCH (n)-[:DERIVED_FROM]->(p:Source) "
+        "RETURN n.id AS id, coalesce(n.quarantined, false) AS q, collect(p.id) AS parents",
+        "sources",
+    ):
         sg.lineage[r["id"]] = tuple(sorted(r["parents"]))
         if r["q"]:
             sg.quarantined.add(r["id"])
-    for r in _pages(graph, "Claim", "RETURN n.id AS id, n.source_id AS source_id, "
-                    "(n.quote IS NOT NULL AND n.source_id IS NOT NULL) AS obs, n.status AS status, n.holds AS holds, "
-                    "coalesce(n.rev, 0) AS rev, false AS quarantined", "claims"):
+    for r in _pages(
+        graph,
+        "Claim",
+        "RETURN n.id AS id, n.source_id AS source_id, "
+        "(n.quote IS NOT NULL AND n.source_id IS NOT NULL) AS obs, n.status AS status, n.holds AS holds, "
+        "coalesce(n.rev, 0) AS rev, false AS quarantined",
+        "claims",
+    ):
         _add_claim(sg, r)
-    for r in _pages(graph, "Decision", "RETURN n.id AS id, n.holds AS holds, n.label AS label, "
-                    "coalesce(n.rev, 0) AS rev", "decisions"):
+    for r in _pages(
+        graph,
+        "Decision",
+        "RETURN n.id AS id, n.holds AS holds, n.label AS label, coalesce(n.rev, 0) AS rev",
+        "decisions",
+    ):
         sg.decisions[r["id"]] = _decision(r)
-    for r in _pages(graph, "Justification", "OPTIONAL MATCH (n)-[:JUSTIFIES]->(x) WHERE x:Claim OR x:Decision "
-                    "WITH n, collect(DISTINCT x.id) AS xs OPTIONAL MATCH (n)-[:PREMISE]->(p:Claim) "
-                    "RETURN n.id AS id, n.holds AS holds, xs, collect(DISTINCT p.id) AS ps", "justifications"):
+    for r in _pages(
+        graph,
+        "Justification",
+        "OPTIONAL MATCH (n)-[:JUSTIFIES]->(x) WHERE x:Claim OR x:Decision "
+        "WITH n, collect(DISTINCT x.id) AS xs OPTIONAL MATCH (n)-[:PREMISE]->(p:Claim) "
+        "RETURN n.id AS id, n.holds AS holds, xs, collect(DISTINCT p.id) AS ps",
+        "justifications",
+    ):
         sg.justs[r["id"]] = JustState(r["id"], tuple(sorted(r["xs"])), tuple(sorted(r["ps"])), r["holds"])
-    for r in _pages(graph, "Action", "OPTIONAL MATCH (n)-[:IMPLEMENTS]->(d:Decision) "
-                    "RETURN n.id AS id, coalesce(n.executed, false) AS executed, n.status AS status, "
-                    "coalesce(n.rev, 0) AS rev, collect(d.id) AS ds", "actions"):
-        sg.actions[r["id"]] = ActionState(r["id"], tuple(sorted(r["ds"])), bool(r["executed"]), r["status"], int(r["rev"]))
+    for r in _pages(
+        graph,
+        "Action",
+        "OPTIONAL MATCH (n)-[:IMPLEMENTS]->(d:Decision) "
+        "RETURN n.id AS id, coalesce(n.executed, false) AS executed, n.status AS status, "
+        "coalesce(n.rev, 0) AS rev, collect(d.id) AS ds",
+        "actions",
+    ):
+        sg.actions[r["id"]] = ActionState(
+            r["id"], tuple(sorted(r["ds"])), bool(r["executed"]), r["status"], int(r["rev"])
+        )
     return sg
 
 
@@ -206,5 +237,6 @@ def _pages(graph: Graph, label: str, tail: str, what: str) -> Iterator[dict[str,
     for lo in range(0, int(last) + 1, window):
         yield from graph.read(
             f"MATCH (n:{label}) WHERE ID(n) >= $lo AND ID(n) < $hi {tail}",
-            {"lo": lo, "hi": lo + window}, name=f"memory.all.{what}",
+            {"lo": lo, "hi": lo + window},
+            name=f"memory.all.{what}",
         )

@@ -23,8 +23,10 @@ from .graphio import read_region, seeds_of_source
 from .model import SupportGraph
 from .steps import StepReport, optimistic
 
-_CHECK = ("MATCH (s:Source {id: $sid}) WHERE coalesce(s.quarantined, false) = false "
-          "AND ($srev IS NULL OR coalesce(s.rev, 0) = $srev)")
+_CHECK = (
+    "MATCH (s:Source {id: $sid}) WHERE coalesce(s.quarantined, false) = false "
+    "AND ($srev IS NULL OR coalesce(s.rev, 0) = $srev)"
+)
 _WRITE = (
     "SET s.quarantined = true, s.quarantined_by = $by, s.quarantine_reason = $reason, s.quarantined_at = $now, "
     "s.rev = coalesce(s.rev, 0) + 1 "
@@ -43,8 +45,12 @@ class IncidentResult:
     report: StepReport = field(default_factory=StepReport)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"incident": self.incident, "source": self.source, "already_quarantined": self.already_quarantined,
-                **self.report.as_dict()}
+        return {
+            "incident": self.incident,
+            "source": self.source,
+            "already_quarantined": self.already_quarantined,
+            **self.report.as_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -68,14 +74,22 @@ def preview_quarantine(graph: Graph, source_id: str) -> QuarantinePreview:
             raise InvalidInput(f"source {source_id!r} is already quarantined; lift it first to quarantine it again")
         sg, out = _plan(graph, source_id)
         report = StepReport.from_outcome(sg, out)
-        return QuarantinePreview(source_id, row["title"] or "", int(row["rev"]), revision, report,
-                                 _fingerprint(report, int(row["rev"])))
+        return QuarantinePreview(
+            source_id, row["title"] or "", int(row["rev"]), revision, report, _fingerprint(report, int(row["rev"]))
+        )
 
     return optimistic(graph, attempt, f"preview of quarantine of {source_id}")
 
 
-def quarantine_source(graph: Graph, source_id: str, reason: str = "", by: str = "", *,
-                      revision: int | None = None, preview: QuarantinePreview | None = None) -> IncidentResult:
+def quarantine_source(
+    graph: Graph,
+    source_id: str,
+    reason: str = "",
+    by: str = "",
+    *,
+    revision: int | None = None,
+    preview: QuarantinePreview | None = None,
+) -> IncidentResult:
     """Quarantine ``source_id`` as one step; a second quarantine of the same source changes nothing.
 
     Given ``revision`` (the source's) or a ``preview``, the write is refused with StaleCorrectionPreview when the
@@ -101,8 +115,15 @@ def quarantine_source(graph: Graph, source_id: str, reason: str = "", by: str = 
             raise StaleCorrectionPreview(f"what rests on source {source_id!r}", preview.graph_revision, graph_revision)
         report.revision = graph_revision + 1  # what the write below sets when it lands
         plan = writes.plan_changes(sg, graph_revision, out.after, out.labels, out.action_status)
-        params = {"sid": source_id, "by": by, "reason": reason, "now": now, "inc": incident, "srev": revision,
-                  "result": json.dumps(report.as_dict(), sort_keys=True)}
+        params = {
+            "sid": source_id,
+            "by": by,
+            "reason": reason,
+            "now": now,
+            "inc": incident,
+            "srev": revision,
+            "result": json.dumps(report.as_dict(), sort_keys=True),
+        }
         new = writes.cas_write(graph, plan, check=_CHECK, write=_WRITE, params=params, name="memory.quarantine")
         if new is None:
             return None
@@ -112,8 +133,12 @@ def quarantine_source(graph: Graph, source_id: str, reason: str = "", by: str = 
 
 
 def _source_row(graph: Graph, source_id: str) -> dict[str, Any]:
-    rows = graph.read("MATCH (s:Source {id: $sid}) RETURN coalesce(s.quarantined, false) AS q, coalesce(s.rev, 0) AS rev, "
-                      "coalesce(s.title, left(s.text, 120)) AS title", {"sid": source_id}, name="memory.quarantine.source")
+    rows = graph.read(
+        "MATCH (s:Source {id: $sid}) RETURN coalesce(s.quarantined, false) AS q, coalesce(s.rev, 0) AS rev, "
+        "coalesce(s.title, left(s.text, 120)) AS title",
+        {"sid": source_id},
+        name="memory.quarantine.source",
+    )
     if not rows:
         raise InvalidInput(f"no source {source_id!r} in {graph.name}")
     return rows[0]
@@ -123,8 +148,11 @@ def _plan(graph: Graph, source_id: str) -> tuple[SupportGraph, StepOutcome]:
     seeds = seeds_of_source(graph, source_id)
     sg = read_region(graph, seeds)
     before = set(sg.quarantined) - {source_id}
-    lost = {c for c in seeds if c in sg.claims and sg.claims[c].source_id == source_id
-            and observation_holds(sg.claims[c], before)}
+    lost = {
+        c
+        for c in seeds
+        if c in sg.claims and sg.claims[c].source_id == source_id and observation_holds(sg.claims[c], before)
+    }
     return sg, step_outcome(sg, before, before | {source_id}, set(), lost, review_kept=True)
 
 
@@ -137,6 +165,7 @@ def _existing_incident(graph: Graph, source_id: str) -> str | None:
     rows = graph.read(
         "MATCH (i:Incident)-[:ABOUT]->(:Source {id: $sid}) WHERE coalesce(i.state, 'applied') = 'applied' "
         "RETURN i.id AS id ORDER BY i.created_at DESC, i.id LIMIT 1",
-        {"sid": source_id}, name="memory.quarantine.incident",
+        {"sid": source_id},
+        name="memory.quarantine.incident",
     )
     return rows[0]["id"] if rows else None

@@ -51,7 +51,9 @@ BATCH = 5_000
 
 
 def _single_query() -> str:
-    body = "".join(f"WITH count(*) AS _{i}\nUNWIND ${param} AS x {clause}\n" for i, (param, clause) in enumerate(_PARTS))
+    body = "".join(
+        f"WITH count(*) AS _{i}\nUNWIND ${param} AS x {clause}\n" for i, (param, clause) in enumerate(_PARTS)
+    )
     return _RESET + body + "WITH count(*) AS _end\nMATCH (m:MemoryState {id: $state_id}) RETURN m.rev AS rev"
 
 
@@ -65,11 +67,19 @@ class LoadResult:
     holding: dict[str, int]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"workspace": self.workspace, "graph": self.graph, "revision": self.revision,
-                "replaced": self.replaced, "counts": self.counts, "holding": self.holding}
+        return {
+            "workspace": self.workspace,
+            "graph": self.graph,
+            "revision": self.revision,
+            "replaced": self.replaced,
+            "counts": self.counts,
+            "holding": self.holding,
+        }
 
 
-def load_scenario(store: Store, scenario: Scenario | dict[str, Any] | str | Path, workspace: str | None = None) -> LoadResult:
+def load_scenario(
+    store: Store, scenario: Scenario | dict[str, Any] | str | Path, workspace: str | None = None
+) -> LoadResult:
     """Validate a scenario (object, decoded JSON or file path) and write it as its workspace's whole graph."""
     if isinstance(scenario, (str, Path)):
         scenario = read_scenario_file(scenario)
@@ -82,8 +92,12 @@ def load_scenario(store: Store, scenario: Scenario | dict[str, Any] | str | Path
     sg = support_graph_of(scenario)
     after = least_fixed_point(sg, set())
     params = _params(scenario, sg, after.nodes, after.justs)
-    params.update(state_id=STATE_ID, epoch=uuid.uuid4().hex, workspace=ws,
-                  now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    params.update(
+        state_id=STATE_ID,
+        epoch=uuid.uuid4().hex,
+        workspace=ws,
+        now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
     ensure_schema(graph, workspace=True)
     before = graph.read("MATCH (n) WHERE NOT n:MemoryState RETURN count(n) AS n", name="memory.load.before")
     if sum(len(params[p]) for p, _ in _PARTS) <= SINGLE_QUERY_ROWS:
@@ -94,11 +108,20 @@ def load_scenario(store: Store, scenario: Scenario | dict[str, Any] | str | Path
         revision = int(rows[0]["rev"])
     else:
         revision = _load_in_batches(graph, params)
-    counts = {k: len(v) for k, v in (("sources", scenario.sources), ("claims", scenario.claims),
-                                      ("justifications", scenario.justifications), ("decisions", scenario.decisions),
-                                      ("actions", scenario.actions))}
-    holding = {"claims": sum(after.nodes[c.id] for c in scenario.claims),
-               "decisions": sum(after.nodes[d.id] for d in scenario.decisions)}
+    counts = {
+        k: len(v)
+        for k, v in (
+            ("sources", scenario.sources),
+            ("claims", scenario.claims),
+            ("justifications", scenario.justifications),
+            ("decisions", scenario.decisions),
+            ("actions", scenario.actions),
+        )
+    }
+    holding = {
+        "claims": sum(after.nodes[c.id] for c in scenario.claims),
+        "decisions": sum(after.nodes[d.id] for d in scenario.decisions),
+    }
     return LoadResult(ws, graph.name, revision, int(before[0]["n"]) if before else 0, counts, holding)
 
 
@@ -142,17 +165,40 @@ def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: 
     fragments: dict[str, dict[str, Any]] = {}
     claims, evidence = [], []
     for c in sc.claims:
-        props: dict[str, Any] = {"id": c.id, "statement": c.statement, "rev": 0, "status": "active", "holds": holds[c.id]}
+        props: dict[str, Any] = {
+            "id": c.id,
+            "statement": c.statement,
+            "rev": 0,
+            "status": "active",
+            "holds": holds[c.id],
+        }
         if c.span is not None:
             fid = f"frag:{c.span.source_id}:{c.span.start}:{c.span.end}"
-            fragments[fid] = {"id": fid, "source_id": c.span.source_id, "start": c.span.start, "end": c.span.end,
-                              "text": c.span.text}
+            fragments[fid] = {
+                "id": fid,
+                "source_id": c.span.source_id,
+                "start": c.span.start,
+                "end": c.span.end,
+                "text": c.span.text,
+            }
             props.update(quote=c.span.text, source_id=c.span.source_id, start=c.span.start, end=c.span.end)
             evidence.append({"c": c.id, "f": fid})
         claims.append(props)
     return {
-        "sources": [_clean({"id": s.id, "kind": s.kind, "title": s.title, "text": s.text, "url": s.url,
-                            "quarantined": False, "rev": 0}) for s in sc.sources],
+        "sources": [
+            _clean(
+                {
+                    "id": s.id,
+                    "kind": s.kind,
+                    "title": s.title,
+                    "text": s.text,
+                    "url": s.url,
+                    "quarantined": False,
+                    "rev": 0,
+                }
+            )
+            for s in sc.sources
+        ],
         "lineage": [{"s": s.id, "p": p} for s in sc.sources for p in s.derived_from],
         "fragments": list(fragments.values()),
         "claims": claims,
@@ -161,10 +207,22 @@ def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: 
         "justs": [{"id": j.id, "holds": just_holds[j.id]} for j in sc.justifications],
         "premises": [{"j": j.id, "c": p} for j in sc.justifications for p in j.premises],
         "concludes_claims": [{"j": j.id, "t": j.conclusion} for j in sc.justifications if j.conclusion in sg.claims],
-        "concludes_decisions": [{"j": j.id, "t": j.conclusion} for j in sc.justifications if j.conclusion in sg.decisions],
-        "actions": [{"decision": a.decision, "props": {
-            "id": a.id, "summary": a.summary, "executed": a.executed, "rev": 0,
-            "status": action_status(a.executed, holds[a.decision])}} for a in sc.actions],
+        "concludes_decisions": [
+            {"j": j.id, "t": j.conclusion} for j in sc.justifications if j.conclusion in sg.decisions
+        ],
+        "actions": [
+            {
+                "decision": a.decision,
+                "props": {
+                    "id": a.id,
+                    "summary": a.summary,
+                    "executed": a.executed,
+                    "rev": 0,
+                    "status": action_status(a.executed, holds[a.decision]),
+                },
+            }
+            for a in sc.actions
+        ],
     }
 
 

@@ -41,32 +41,45 @@ def retrieve(graph: Graph, query: str, limit: int = 10) -> RetrieveResult:
         "CASE WHEN node.holds = true THEN node.quote ELSE null END AS quote, "
         "CASE WHEN node.holds = true THEN node.source_id ELSE null END AS source "
         "LIMIT $lim",
-        {"q": ft, "lim": limit * 10}, name="memory.retrieve.claims",
+        {"q": ft, "lim": limit * 10},
+        name="memory.retrieve.claims",
     )
     decisions = graph.read(
         "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
         "RETURN node.id AS id, node.holds AS holds, score, node.label AS label, "
         "CASE WHEN node.holds = true THEN node.summary ELSE null END AS summary "
         "LIMIT $lim",
-        {"q": ft, "lim": limit * 10}, name="memory.retrieve.decisions",
+        {"q": ft, "lim": limit * 10},
+        name="memory.retrieve.decisions",
     )
     out = RetrieveResult(query)
     hits: list[dict[str, Any]] = []
     for r in claims:
         if r["holds"] is True:
-            hits.append({"kind": "claim", "id": r["id"], "statement": r["statement"], "quote": r["quote"],
-                         "source": r["source"], "score": r["score"]})
+            hits.append(
+                {
+                    "kind": "claim",
+                    "id": r["id"],
+                    "statement": r["statement"],
+                    "quote": r["quote"],
+                    "source": r["source"],
+                    "score": r["score"],
+                }
+            )
         else:
             out.withheld += 1
     for r in decisions:
         if r["holds"] is True:
-            hits.append({"kind": "decision", "id": r["id"], "summary": r["summary"], "label": r["label"],
-                         "score": r["score"]})
+            hits.append(
+                {"kind": "decision", "id": r["id"], "summary": r["summary"], "label": r["label"], "score": r["score"]}
+            )
         else:
             out.withheld += 1
     wanted = {t.lower() for t in terms}
     for h in hits:  # rank by how many query words the visible text contains, then by the index's TF-IDF
-        words = {w.lower() for w in _WORD.findall(" ".join(str(h.get(k) or "") for k in ("statement", "quote", "summary")))}
+        words = {
+            w.lower() for w in _WORD.findall(" ".join(str(h.get(k) or "") for k in ("statement", "quote", "summary")))
+        }
         h["matched"] = len(wanted & words)
     hits.sort(key=lambda h: (-h["matched"], -float(h["score"] or 0), h["id"]))
     out.results = hits[:limit]

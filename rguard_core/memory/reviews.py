@@ -78,9 +78,16 @@ class ReviewResult:
     def as_dict(self) -> dict[str, Any]:
         # "status" is the decision's status after the feedback (the CLI's contract); "recorded" says whether
         # this call wrote it or found the reviewer's earlier one
-        out: dict[str, Any] = {"kind": self.kind, "correction": self.correction, "decision_id": self.decision,
-                               "by": self.by, "reason": self.reason, "created_at": self.created_at,
-                               "status": self.decision_status, "recorded": self.status}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "correction": self.correction,
+            "decision_id": self.decision,
+            "by": self.by,
+            "reason": self.reason,
+            "created_at": self.created_at,
+            "status": self.decision_status,
+            "recorded": self.status,
+        }
         if self.new_decision:
             out["new_decision"] = self.new_decision
         if self.lines_key:
@@ -93,8 +100,16 @@ def decision_key(summary: Any, quote: Any) -> str:
     return hashlib.sha256(f"{summary or ''}\x00{quote or ''}".encode()).hexdigest()[:16]
 
 
-def record_review(graph: Graph, decision_id: str, kind: str, by: str, reason: str, *,
-                  lines_key: str | None = None, now: str | None = None) -> ReviewResult:
+def record_review(
+    graph: Graph,
+    decision_id: str,
+    kind: str,
+    by: str,
+    reason: str,
+    *,
+    lines_key: str | None = None,
+    now: str | None = None,
+) -> ReviewResult:
     """Store one piece of feedback through the memory engine's compare-and-set (validated by the caller)."""
     if kind not in REVIEW_KINDS:
         raise InvalidInput(f"unknown feedback kind {kind!r}; choose one of: {', '.join(REVIEW_KINDS)}")
@@ -106,48 +121,81 @@ def record_review(graph: Graph, decision_id: str, kind: str, by: str, reason: st
     def attempt(revision: int) -> ReviewResult | None:
         d = _decision(graph, decision_id)
         if kind == "override" and d["status"] == "superseded":
-            raise ConflictError(f"{decision_id} is already superseded; run the guard again and give feedback on "
-                                "the decision it shows")
+            raise ConflictError(
+                f"{decision_id} is already superseded; run the guard again and give feedback on the decision it shows"
+            )
         if kind in ("ack", "wrong"):
             prior = _prior(graph, decision_id, kind, by, lines_key, d["key"])
             if prior is not None:
-                return ReviewResult("already", kind, prior["id"], decision_id, by, prior["reason"] or "",
-                                    prior["at"] or "", d["status"], lines_key=lines_key)
-        params: dict[str, Any] = {"decision": decision_id, "drev": d["rev"], "cid": cid, "kind": kind, "by": by,
-                                  "reason": reason, "at": at, "lines_key": lines_key if kind == "wrong" else None,
-                                  "decision_key": d["key"] if kind == "wrong" else None, "new_id": None}
+                return ReviewResult(
+                    "already",
+                    kind,
+                    prior["id"],
+                    decision_id,
+                    by,
+                    prior["reason"] or "",
+                    prior["at"] or "",
+                    d["status"],
+                    lines_key=lines_key,
+                )
+        params: dict[str, Any] = {
+            "decision": decision_id,
+            "drev": d["rev"],
+            "cid": cid,
+            "kind": kind,
+            "by": by,
+            "reason": reason,
+            "at": at,
+            "lines_key": lines_key if kind == "wrong" else None,
+            "decision_key": d["key"] if kind == "wrong" else None,
+            "new_id": None,
+        }
         write = _CORRECTION
         if kind == "override":
             params.update(_override_params(by, reason, at))
             write = _OVERRIDE + _CORRECTION
-        new = writes.cas_write(graph, writes.WritePlan(revision), check=_CHECK_DECISION, write=write, params=params,
-                               name=f"memory.review.{kind}")
+        new = writes.cas_write(
+            graph,
+            writes.WritePlan(revision),
+            check=_CHECK_DECISION,
+            write=write,
+            params=params,
+            name=f"memory.review.{kind}",
+        )
         if new is None:
             return None
         status = "superseded" if kind == "override" else d["status"]
-        return ReviewResult("recorded", kind, cid, decision_id, by, reason, at, status, params["new_id"],
-                            params["lines_key"])
+        return ReviewResult(
+            "recorded", kind, cid, decision_id, by, reason, at, status, params["new_id"], params["lines_key"]
+        )
 
     return optimistic(graph, attempt, f"{kind} on {decision_id}")
 
 
 def _decision(graph: Graph, decision_id: str) -> dict[str, Any]:
-    rows = graph.read("MATCH (d:Decision {id: $id}) RETURN coalesce(d.status, 'active') AS status, "
-                      "coalesce(d.rev, 0) AS rev, d.summary AS summary, d.quote AS quote", {"id": decision_id},
-                      name="memory.review.decision")
+    rows = graph.read(
+        "MATCH (d:Decision {id: $id}) RETURN coalesce(d.status, 'active') AS status, "
+        "coalesce(d.rev, 0) AS rev, d.summary AS summary, d.quote AS quote",
+        {"id": decision_id},
+        name="memory.review.decision",
+    )
     if not rows:
         raise InvalidInput(f"{graph.name} has no decision {decision_id!r}; use a decision id from a guard finding")
     r = rows[0]
     return {"status": r["status"], "rev": int(r["rev"]), "key": decision_key(r["summary"], r["quote"])}
 
 
-def _prior(graph: Graph, decision_id: str, kind: str, by: str, lines_key: str | None,
-           dkey: str) -> dict[str, Any] | None:
+def _prior(
+    graph: Graph, decision_id: str, kind: str, by: str, lines_key: str | None, dkey: str
+) -> dict[str, Any] | None:
     rows = graph.read(
         "MATCH (c:Correction {kind: $kind, by: $by})-[:ABOUT]->(:Decision {id: $id}) "
         "WHERE coalesce(c.state, 'applied') = 'applied' "
         "RETURN c.id AS id, c.reason AS reason, c.created_at AS at, c.lines_key AS lines, c.decision_key AS dkey "
-        "ORDER BY c.created_at", {"kind": kind, "by": by, "id": decision_id}, name="memory.review.prior")
+        "ORDER BY c.created_at",
+        {"kind": kind, "by": by, "id": decision_id},
+        name="memory.review.prior",
+    )
     for r in rows:
         if kind == "ack" or (r["lines"] == lines_key and r["dkey"] == dkey):
             return r
@@ -160,7 +208,17 @@ def _override_params(by: str, text: str, at: str) -> dict[str, Any]:
     if not isinstance(span, Span):
         raise InvalidInput(f"the override text cannot be used as a quote ({span.reason})")
     frag = f"{sid}:{span.start}:{span.end}"
-    return {"sid": sid, "text": text, "person": f"person:{by}", "fid": f"frag:{frag}", "start": span.start,
-            "end": span.end, "quote": span.text, "summary": " ".join(span.text.split())[:200],
-            "new_id": f"decision:{sid}", "claim_id": f"claim:{frag}", "just_id": f"just:decision:{sid}",
-            "title": f"Override by {by}"}
+    return {
+        "sid": sid,
+        "text": text,
+        "person": f"person:{by}",
+        "fid": f"frag:{frag}",
+        "start": span.start,
+        "end": span.end,
+        "quote": span.text,
+        "summary": " ".join(span.text.split())[:200],
+        "new_id": f"decision:{sid}",
+        "claim_id": f"claim:{frag}",
+        "just_id": f"just:decision:{sid}",
+        "title": f"Override by {by}",
+    }

@@ -184,12 +184,18 @@ def _claim(x: Any, i: int, ids: _IdRegistry, texts: dict[str, str]) -> ClaimSpec
     if not isinstance(source, str) or source not in texts:
         raise ScenarioError(f"{where} cites unknown source {source!r}")
     if quote is None:
-        raise ScenarioError(f"{where} names source {source!r} but has no 'quote'; an observation needs a verbatim quote")
+        raise ScenarioError(
+            f"{where} names source {source!r} but has no 'quote'; an observation needs a verbatim quote"
+        )
     if not isinstance(quote, str):
         raise ScenarioError(f"{where}: 'quote' must be a string")
     found = anchor(source, texts[source], quote)
     if isinstance(found, RejectedQuote):
-        why = {"not_verbatim": "is not a verbatim substring of", "empty": "is empty; it must quote", "too_long": "is too long to quote from"}
+        why = {
+            "not_verbatim": "is not a verbatim substring of",
+            "empty": "is empty; it must quote",
+            "too_long": "is too long to quote from",
+        }
         raise ScenarioError(f"{where}: quote {quote[:80]!r} {why.get(found.reason, found.reason)} source {source!r}")
     return ClaimSpec(cid, statement, found)
 

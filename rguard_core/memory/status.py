@@ -32,7 +32,9 @@ def recompute(graph: Graph, seeds: list[str] | None = None) -> RecomputeResult:
     def attempt(revision: int) -> RecomputeResult | None:
         sg = read_all(graph) if seeds is None else read_region(graph, seeds)
         after = least_fixed_point(sg, sg.quarantined, sg.node_ids())
-        statuses = {a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()}
+        statuses = {
+            a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()
+        }
         plan = writes.plan_changes(sg, revision, after, action_status=statuses)
         region = {"claims": len(sg.claims), "decisions": len(sg.decisions), "justifications": len(sg.justs)}
         if not plan.changed_ids() and read_revision(graph) == revision:

@@ -71,8 +71,15 @@ class StepReport:
     @property
     def empty(self) -> bool:
         """Nothing fell, rose, was labelled or changed status."""
-        return not (self.fell_claims or self.fell_decisions or self.kept_decisions or self.labelled
-                    or self.actions or self.restored_claims or self.restored_decisions)
+        return not (
+            self.fell_claims
+            or self.fell_decisions
+            or self.kept_decisions
+            or self.labelled
+            or self.actions
+            or self.restored_claims
+            or self.restored_decisions
+        )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StepReport:

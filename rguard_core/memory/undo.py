@@ -44,24 +44,32 @@ _TARGET_Q = (
     "coalesce(k.rev, 0) AS rev, k.target_id AS target_id, k.source_id AS source_id, k.replacement_id AS replacement, "
     "k.new_decision AS new_decision, k.result AS result, k.reverted_by AS reverted_by, k.by AS by"
 )
-_CHECK_TARGET = ("MATCH (k {id: $target}) WHERE (k:Correction OR k:Incident) AND coalesce(k.rev, 0) = $krev "
-                 "AND coalesce(k.state, 'applied') = 'applied' ")
+_CHECK_TARGET = (
+    "MATCH (k {id: $target}) WHERE (k:Correction OR k:Incident) AND coalesce(k.rev, 0) = $krev "
+    "AND coalesce(k.state, 'applied') = 'applied' "
+)
 _MARK_TARGET = (
     "SET k.state = 'reverted', k.reverted_by = $undo, k.rev = coalesce(k.rev, 0) + 1 "
     "CREATE (u:Correction {id: $undo, kind: $undo_kind, by: $by, reason: $reason, created_at: $now, state: 'applied', "
     "rev: 0, target_id: $target, undoes: $kind, about_id: $about, result: $result})-[:ABOUT]->(k) "
 )
 _EXTRA = {
-    "quarantine": ("MATCH (s:Source {id: $about}) WHERE s.quarantined = true ",
-                   "SET s.quarantined = false, s.lifted_by = $by, s.lifted_at = $now, s.rev = coalesce(s.rev, 0) + 1 "),
-    "claim": ("MATCH (old:Claim {id: $about}) WHERE old.status = 'superseded' "
-              "MATCH (nc:Claim {id: $replacement}) WHERE coalesce(nc.status, 'active') <> 'superseded' ",
-              "SET old.status = 'active', old.superseded_by = null, nc.status = 'superseded', nc.withdrawn_by = $undo "),
-    "override": ("MATCH (nd:Decision {id: $new_decision})-[e:SUPERSEDES]->(od:Decision {id: $about}) ",
-                 "DELETE e SET nd.status = 'withdrawn', nd.withdrawn_by = $undo, od.status = 'active', "
-                 "od.rev = coalesce(od.rev, 0) + 1 "
-                 "WITH m, k, nd OPTIONAL MATCH (hc:Claim {id: $human_claim}) "
-                 "SET hc.status = 'superseded', hc.withdrawn_by = $undo "),
+    "quarantine": (
+        "MATCH (s:Source {id: $about}) WHERE s.quarantined = true ",
+        "SET s.quarantined = false, s.lifted_by = $by, s.lifted_at = $now, s.rev = coalesce(s.rev, 0) + 1 ",
+    ),
+    "claim": (
+        "MATCH (old:Claim {id: $about}) WHERE old.status = 'superseded' "
+        "MATCH (nc:Claim {id: $replacement}) WHERE coalesce(nc.status, 'active') <> 'superseded' ",
+        "SET old.status = 'active', old.superseded_by = null, nc.status = 'superseded', nc.withdrawn_by = $undo ",
+    ),
+    "override": (
+        "MATCH (nd:Decision {id: $new_decision})-[e:SUPERSEDES]->(od:Decision {id: $about}) ",
+        "DELETE e SET nd.status = 'withdrawn', nd.withdrawn_by = $undo, od.status = 'active', "
+        "od.rev = coalesce(od.rev, 0) + 1 "
+        "WITH m, k, nd OPTIONAL MATCH (hc:Claim {id: $human_claim}) "
+        "SET hc.status = 'superseded', hc.withdrawn_by = $undo ",
+    ),
 }
 
 
@@ -105,8 +113,14 @@ class UndoResult:
     report: StepReport
 
     def as_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "undo": self.undo, "target": self.target, "kind": self.kind,
-                "about": self.about, **self.report.as_dict()}
+        return {
+            "status": self.status,
+            "undo": self.undo,
+            "target": self.target,
+            "kind": self.kind,
+            "about": self.about,
+            **self.report.as_dict(),
+        }
 
 
 def undo_id(target_id: str) -> str:
@@ -127,8 +141,18 @@ def find_target(graph: Graph, target_id: str) -> UndoTarget:
         step = StepReport.from_dict(json.loads(r["result"] or "{}"))
     except (TypeError, ValueError):
         step = StepReport()
-    return UndoTarget(target_id, kind, str(about), str(r["state"]), int(r["rev"]), r["replacement"],
-                      r["new_decision"], r["reverted_by"], r["by"], step)
+    return UndoTarget(
+        target_id,
+        kind,
+        str(about),
+        str(r["state"]),
+        int(r["rev"]),
+        r["replacement"],
+        r["new_decision"],
+        r["reverted_by"],
+        r["by"],
+        step,
+    )
 
 
 def active_incident(graph: Graph, source_id: str) -> str:
@@ -136,8 +160,10 @@ def active_incident(graph: Graph, source_id: str) -> str:
     rows = graph.read(
         "MATCH (s:Source {id: $sid}) OPTIONAL MATCH (i:Incident)-[:ABOUT]->(s) "
         "WHERE coalesce(i.state, 'applied') = 'applied' "
-        "RETURN coalesce(s.quarantined, false) AS q, i.id AS inc ORDER BY i.created_at DESC", {"sid": source_id},
-        name="memory.undo.incident")
+        "RETURN coalesce(s.quarantined, false) AS q, i.id AS inc ORDER BY i.created_at DESC",
+        {"sid": source_id},
+        name="memory.undo.incident",
+    )
     if not rows:
         raise InvalidInput(f"no source {source_id!r} in {graph.name}")
     if not rows[0]["q"] or rows[0]["inc"] is None:
@@ -163,8 +189,16 @@ def preview_lift(graph: Graph, source_id: str) -> UndoPreview:
     return preview_undo(graph, active_incident(graph, source_id))
 
 
-def undo(graph: Graph, target_id: str, by: str, reason: str = "", *, revision: int | None = None,
-         preview: UndoPreview | None = None, now: str | None = None) -> UndoResult:
+def undo(
+    graph: Graph,
+    target_id: str,
+    by: str,
+    reason: str = "",
+    *,
+    revision: int | None = None,
+    preview: UndoPreview | None = None,
+    now: str | None = None,
+) -> UndoResult:
     """Undo one correction or quarantine as a new audit entry, if it is still at ``revision`` (or the preview holds)."""
     who = (by or "").strip()
     if not who:
@@ -190,18 +224,36 @@ def undo(graph: Graph, target_id: str, by: str, reason: str = "", *, revision: i
         if preview is not None and _fingerprint(report, t.revision) != preview.fingerprint:
             raise StaleCorrectionPreview(f"what rests on {t.about!r}", preview.graph_revision, graph_revision)
         report.revision = graph_revision + 1
-        statuses = {a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()}
+        statuses = {
+            a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()
+        }
         force = {c for c in (t.about, t.replacement) if t.kind == "claim" and c in sg.claims}
         force |= {c for c in _human_claims(sg, t)}
         plan = writes.plan_changes(sg, graph_revision, after, labels, statuses, force_claims=force)
         check, write = _EXTRA.get(t.kind, ("", ""))
-        params = {"target": t.id, "krev": t.revision, "undo": uid, "undo_kind": "lift" if t.kind == "quarantine" else "revert",
-                  "kind": t.kind, "about": t.about, "by": who, "reason": reason, "now": now,
-                  "replacement": t.replacement, "new_decision": t.new_decision,
-                  "human_claim": next(iter(_human_claims(sg, t)), None),
-                  "result": json.dumps(report.as_dict(), sort_keys=True)}
-        new = writes.cas_write(graph, plan, check=_CHECK_TARGET + check, write=_MARK_TARGET + write, params=params,
-                               name=f"memory.undo.{t.kind}")
+        params = {
+            "target": t.id,
+            "krev": t.revision,
+            "undo": uid,
+            "undo_kind": "lift" if t.kind == "quarantine" else "revert",
+            "kind": t.kind,
+            "about": t.about,
+            "by": who,
+            "reason": reason,
+            "now": now,
+            "replacement": t.replacement,
+            "new_decision": t.new_decision,
+            "human_claim": next(iter(_human_claims(sg, t)), None),
+            "result": json.dumps(report.as_dict(), sort_keys=True),
+        }
+        new = writes.cas_write(
+            graph,
+            plan,
+            check=_CHECK_TARGET + check,
+            write=_MARK_TARGET + write,
+            params=params,
+            name=f"memory.undo.{t.kind}",
+        )
         if new is None:
             return None
         return UndoResult("reverted", uid, t.id, t.kind, t.about, report)
@@ -209,8 +261,15 @@ def undo(graph: Graph, target_id: str, by: str, reason: str = "", *, revision: i
     return optimistic(graph, attempt, f"undo of {target_id}")
 
 
-def lift_quarantine(graph: Graph, source_id: str, by: str, reason: str = "", *, revision: int | None = None,
-                    preview: UndoPreview | None = None) -> UndoResult:
+def lift_quarantine(
+    graph: Graph,
+    source_id: str,
+    by: str,
+    reason: str = "",
+    *,
+    revision: int | None = None,
+    preview: UndoPreview | None = None,
+) -> UndoResult:
     """Lift the quarantine in force on ``source_id`` (an undo of its incident)."""
     target = preview.target.id if preview is not None else active_incident(graph, source_id)
     return undo(graph, target, by, reason, revision=revision, preview=preview)
@@ -218,14 +277,22 @@ def lift_quarantine(graph: Graph, source_id: str, by: str, reason: str = "", *, 
 
 def _check_undoable(graph: Graph, t: UndoTarget) -> None:
     if t.kind == "claim":
-        rows = graph.read("MATCH (nc:Claim {id: $id}) RETURN coalesce(nc.status, 'active') AS s, nc.superseded_by AS by",
-                          {"id": t.replacement}, name="memory.undo.replacement")
+        rows = graph.read(
+            "MATCH (nc:Claim {id: $id}) RETURN coalesce(nc.status, 'active') AS s, nc.superseded_by AS by",
+            {"id": t.replacement},
+            name="memory.undo.replacement",
+        )
         if rows and rows[0]["s"] == "superseded":
-            raise ConflictError(f"the replacement {t.replacement} was itself corrected since (by {rows[0]['by']}); "
-                                "undo that correction first")
+            raise ConflictError(
+                f"the replacement {t.replacement} was itself corrected since (by {rows[0]['by']}); "
+                "undo that correction first"
+            )
     if t.kind == "override":
-        rows = graph.read("MATCH (nd:Decision {id: $nd})-[:SUPERSEDES]->(:Decision {id: $od}) RETURN count(*) AS n",
-                          {"nd": t.new_decision, "od": t.about}, name="memory.undo.override")
+        rows = graph.read(
+            "MATCH (nd:Decision {id: $nd})-[:SUPERSEDES]->(:Decision {id: $od}) RETURN count(*) AS n",
+            {"nd": t.new_decision, "od": t.about},
+            name="memory.undo.override",
+        )
         if not rows or not rows[0]["n"]:
             raise ConflictError(f"{t.new_decision} no longer supersedes {t.about}; nothing to undo")
 
@@ -236,8 +303,12 @@ def _seeds(graph: Graph, t: UndoTarget) -> list[str]:
     if t.kind == "claim":
         return [c for c in (t.about, t.replacement) if c]
     if t.kind == "override" and t.new_decision:
-        rows = graph.read("MATCH (:Decision {id: $nd})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
-                          "RETURN DISTINCT c.id AS id", {"nd": t.new_decision}, name="memory.undo.override_claims")
+        rows = graph.read(
+            "MATCH (:Decision {id: $nd})<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim) "
+            "RETURN DISTINCT c.id AS id",
+            {"nd": t.new_decision},
+            name="memory.undo.override_claims",
+        )
         return sorted(r["id"] for r in rows)
     return []
 
@@ -276,7 +347,9 @@ def _plan(graph: Graph, t: UndoTarget) -> tuple[SupportGraph, Holds, StepReport,
         previous_labels={d: sg.decisions[d].label for d in labels},
         region={"claims": len(sg.claims), "decisions": len(sg.decisions), "justifications": len(sg.justs)},
     )
-    statuses = {a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()}
+    statuses = {
+        a.id: action_status(a.executed, all(after.get(d, sg) for d in a.decisions)) for a in sg.actions.values()
+    }
     report.actions = dict(sorted((a, s) for a, s in statuses.items() if s != sg.actions[a].status))
     return sg, after, report, labels
 
@@ -287,6 +360,8 @@ def _fingerprint(report: StepReport, rev: int) -> str:
 
 
 def _already(graph: Graph, t: UndoTarget, uid: str) -> UndoResult:
-    rows = graph.read("MATCH (u:Correction {id: $id}) RETURN u.result AS result", {"id": uid}, name="memory.undo.existing")
+    rows = graph.read(
+        "MATCH (u:Correction {id: $id}) RETURN u.result AS result", {"id": uid}, name="memory.undo.existing"
+    )
     report = StepReport.from_dict(json.loads(rows[0]["result"] or "{}")) if rows else StepReport()
     return UndoResult("already_reverted", uid, t.id, t.kind, t.about, report)

@@ -85,8 +85,11 @@ def split_plan(plan: WritePlan, limit: int = MAX_PLAN_ROWS) -> list[WritePlan]:
 
 def ensure_state(graph: Graph) -> None:
     """Create the graph's memory-state node (revision 0) unless it exists; safe when called concurrently."""
-    graph.query("MATCH (n) WITH count(n) AS _ MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 0",
-                {"id": STATE_ID}, name="memory.state.init")
+    graph.query(
+        "MATCH (n) WITH count(n) AS _ MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 0",
+        {"id": STATE_ID},
+        name="memory.state.init",
+    )
 
 
 _CHECK = (
@@ -102,7 +105,12 @@ _SETS = (
 
 
 def cas_write(
-    graph: Graph, plan: WritePlan, *, check: str = "", write: str = "", params: dict[str, Any] | None = None,
+    graph: Graph,
+    plan: WritePlan,
+    *,
+    check: str = "",
+    write: str = "",
+    params: dict[str, Any] | None = None,
     name: str = "memory.write",
 ) -> int | None:
     """Apply ``plan`` (plus the step's own ``check``/``write`` clauses) atomically; the new revision, or None on conflict.
@@ -111,7 +119,11 @@ def cas_write(
     Both are literal Cypher written in this package; every value travels as a parameter.
     """
     q = "MATCH (m:MemoryState {id: $state_id}) WHERE m.rev = $revision\n"
-    for label, param, alias in (("Claim", "chk_claims", "ok_c"), ("Decision", "chk_decisions", "ok_d"), ("Action", "chk_actions", "ok_a")):
+    for label, param, alias in (
+        ("Claim", "chk_claims", "ok_c"),
+        ("Decision", "chk_decisions", "ok_d"),
+        ("Action", "chk_actions", "ok_a"),
+    ):
         q += _CHECK.format(param=param, label=label, alias=alias)
     q += "WITH m WHERE ok_c = size($chk_claims) AND ok_d = size($chk_decisions) AND ok_a = size($chk_actions)\n"
     q += check + "\n" + write + "\n"

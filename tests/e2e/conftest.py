@@ -30,8 +30,10 @@ def require_e2e() -> None:
         pytest.skip("browser tests run with `make e2e` (RGUARD_E2E=1)")
     missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
     if missing:
-        pytest.fail(f"browser test needs {', '.join(missing)}: apt-get install -y chromium chromium-driver "
-                    "(`make e2e` does this)")
+        pytest.fail(
+            f"browser test needs {', '.join(missing)}: apt-get install -y chromium chromium-driver "
+            "(`make e2e` does this)"
+        )
 
 
 def _free_port() -> int:
@@ -57,9 +59,27 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = (ARTIFACTS / "streamlit.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -106,12 +126,24 @@ def browser() -> Iterator[object]:
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
     profile = tempfile.mkdtemp(prefix="rguard-e2e-profile-")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--window-size=1600,1500",
-                f"--user-data-dir={profile}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--window-size=1600,1500",
+        f"--user-data-dir={profile}",
+    ):
         opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})  # requests (no-remote check) and console errors (graph tests)
+    opts.set_capability(
+        "goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"}
+    )  # requests (no-remote check) and console errors (graph tests)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     driver.set_page_load_timeout(60)
     try:

@@ -20,7 +20,9 @@ from rguard_core.memory import apply_correction, quarantine_source
 from rguard_core.seed import DEMO_REPO, load_demo
 
 QUARANTINED = "issue:31"  # a shared-NAT report two rate-limit decisions rest on
-FALLEN_SOURCE = "pr:60"  # "Log refused access checks" rests on this PR's own words only (the CI PR #1 is mechanical now)
+FALLEN_SOURCE = (
+    "pr:60"  # "Log refused access checks" rests on this PR's own words only (the CI PR #1 is mechanical now)
+)
 CORRECTED_FROM = "issue:19"  # unknown prices billed as free
 CORRECTION = "Usage with no price is stored as unknown (NULL), never as 0."
 DEMO_TREE = Path(__file__).resolve().parents[2] / "seeds" / "demo" / "tree"
@@ -36,8 +38,9 @@ def main() -> None:
     graph = store.repo_graph(DEMO_REPO)
     quarantine_source(graph, QUARANTINED, "reporter could not be verified", "e2e")
     quarantine_source(graph, FALLEN_SOURCE, "the audit log requirement was withdrawn", "e2e")
-    claim = graph.read("MATCH (c:Claim {source_id: $s}) RETURN c.id AS id ORDER BY c.start LIMIT 1",
-                       {"s": CORRECTED_FROM})[0]["id"]
+    claim = graph.read(
+        "MATCH (c:Claim {source_id: $s}) RETURN c.id AS id ORDER BY c.start LIMIT 1", {"s": CORRECTED_FROM}
+    )[0]["id"]
     apply_correction(graph, claim, CORRECTION, "e2e-reviewer")
     build_from_tree(store, DEMO_REPO, tree_from_folder(DEMO_TREE))  # the Code map page has something to show
     if REALDATA.is_dir():

@@ -19,8 +19,15 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.setup_data import CORRECTION, QUARANTINED
 
-PAGES = {"Overview": "RGuard", "Ingest": "Ingest", "Decision graph": "Decision graph", "Guard": "Guard",
-         "Corrections": "Corrections", "Eval": "Eval", "Code map": "Code map"}  # sidebar link -> the page's title
+PAGES = {
+    "Overview": "RGuard",
+    "Ingest": "Ingest",
+    "Decision graph": "Decision graph",
+    "Guard": "Guard",
+    "Corrections": "Corrections",
+    "Eval": "Eval",
+    "Code map": "Code map",
+}  # sidebar link -> the page's title
 FRAME = 'iframe[title="streamlit_agraph.agraph"]'
 # The vis Network instance lives in a React hook of the component; we only read positions from it. The click
 # itself is a real pointer event on the canvas, handled by vis exactly as a user's click would be.
@@ -77,7 +84,8 @@ def settle(driver: WebDriver, quiet: float = 1.0) -> None:
     while time.monotonic() < deadline:
         running = driver.execute_script(
             "const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-            "return !!(w && /running/i.test(w.innerText || ''));")
+            "return !!(w && /running/i.test(w.innerText || ''));"
+        )
         if running:
             calm_since = time.monotonic()
         elif time.monotonic() - calm_since >= quiet:
@@ -89,11 +97,22 @@ def go(driver: WebDriver, app_url: str, page: str) -> None:
     driver.switch_to.default_content()  # a test that stopped inside the graph frame must not blind the next one
     if not driver.current_url.startswith(app_url):
         driver.get(app_url + "/")
-    link = wait_for(lambda: next((a for a in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
-                                  if a.text.strip().endswith(page)), None), f"sidebar link {page!r}")
+    link = wait_for(
+        lambda: next(
+            (
+                a
+                for a in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
+                if a.text.strip().endswith(page)
+            ),
+            None,
+        ),
+        f"sidebar link {page!r}",
+    )
     link.click()
-    wait_for(lambda: any(h.text.strip() == PAGES[page] for h in driver.find_elements(By.CSS_SELECTOR, "h1")),
-             f"the {page} page's title")
+    wait_for(
+        lambda: any(h.text.strip() == PAGES[page] for h in driver.find_elements(By.CSS_SELECTOR, "h1")),
+        f"the {page} page's title",
+    )
     settle(driver)
 
 
@@ -130,8 +149,11 @@ def enter_graph(driver: WebDriver) -> list[dict[str, Any]]:
             wait_for(lambda: driver.execute_script(FIND_NETWORK), "the vis network inside the component")
             wait_still(driver)
             # plain fields only: the component hangs a detached DOM element on every node (``div``)
-            return list(driver.execute_script(
-                "return window.__rgNet.body.data.nodes.get().map(n => ({id: n.id, label: n.label, title: n.title}));"))
+            return list(
+                driver.execute_script(
+                    "return window.__rgNet.body.data.nodes.get().map(n => ({id: n.id, label: n.label, title: n.title}));"
+                )
+            )
         except StaleElementReferenceException:
             if attempt == 2:
                 raise
@@ -153,7 +175,9 @@ def click_node(driver: WebDriver, node_id: str) -> None:
 def _click_node_once(driver: WebDriver, node_id: str) -> None:
     x, y = driver.execute_script(
         "const n = window.__rgNet, p = n.getPositions([arguments[0]])[arguments[0]], d = n.canvasToDOM(p);"
-        "return [d.x, d.y];", node_id)
+        "return [d.x, d.y];",
+        node_id,
+    )
     canvas = driver.find_element(By.CSS_SELECTOR, ".vis-network canvas")
     w, h = canvas.size["width"], canvas.size["height"]
     assert 0 <= x <= w and 0 <= y <= h, f"{node_id} is drawn outside the canvas at {x},{y}"
@@ -173,8 +197,17 @@ def quote_of(title: str) -> str:
 
 
 def pick(driver: WebDriver, text: str) -> None:
-    box = wait_for(lambda: next((b for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSelectbox"]')
-                                 if "Inspect node" in b.text), None), "the node picker")
+    box = wait_for(
+        lambda: next(
+            (
+                b
+                for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSelectbox"]')
+                if "Inspect node" in b.text
+            ),
+            None,
+        ),
+        "the node picker",
+    )
     field = box.find_element(By.CSS_SELECTOR, "input")
     field.click()
     field.send_keys(text)
@@ -219,8 +252,9 @@ def test_a_click_on_a_node_shows_its_receipts(browser: WebDriver, app_url: str) 
     click_node(browser, target["id"])  # in the overview a click focuses: the page redraws around the node
     browser.switch_to.default_content()
     wait_for(lambda: "drawn around" in body_text(browser), "the focus on the clicked node")
-    wait_for(lambda: target["label"].removeprefix("◆ ").rstrip("…") in detail_heading(browser),
-             f"detail of {target['id']}")
+    wait_for(
+        lambda: target["label"].removeprefix("◆ ").rstrip("…") in detail_heading(browser), f"detail of {target['id']}"
+    )
     settle(browser)
     no_exception(browser, "after click")
     quote = quote_of(target["title"]).rstrip("…")
@@ -240,8 +274,12 @@ def test_the_picker_drives_the_same_pane_and_the_blast_radius(browser: WebDriver
     type_into(browser, "Find", f"issue {number}")  # the search box focuses the issue and selects it
     wait_for(lambda: f"Issue #{number}" in detail_heading(browser), "the issue's detail")
     assert "quarantined" in body_text(browser)
-    button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button")
-                                    if b.text.strip() == "Blast radius"), None), "the blast radius button")
+    button = wait_for(
+        lambda: next(
+            (b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Blast radius"), None
+        ),
+        "the blast radius button",
+    )
     button.click()
     settle(browser)
     wait_for(lambda: "downstream" in body_text(browser), "the blast radius")
@@ -267,8 +305,9 @@ def test_a_search_focuses_a_layered_graph_with_a_correction(browser: WebDriver, 
     kinds = {n["id"].split(":")[0] for n in nodes}
     assert {"decision", "claim", "corr"} <= kinds, kinds  # the correction from setup_data is drawn
     scale = browser.execute_script("return window.__rgNet.getScale();")
-    sizes = browser.execute_script("return window.__rgNet.body.data.nodes.get().filter(n => n.label)"
-                                   ".map(n => (n.font && n.font.size) || 14);")
+    sizes = browser.execute_script(
+        "return window.__rgNet.body.data.nodes.get().filter(n => n.label).map(n => (n.font && n.font.size) || 14);"
+    )
     assert min(sizes) * scale >= 11, f"labels drawn at {min(sizes) * scale:.1f}px"  # readable at fit zoom
     decision = next(n for n in nodes if n["id"].startswith("decision:"))
     click_node(browser, decision["id"])
@@ -306,13 +345,17 @@ def test_guard_warns_on_a_contradicting_diff_with_receipts(browser: WebDriver, a
     cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
     diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
     go(browser, app_url, "Guard")
-    area = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
-                    "the diff box")[0]
+    area = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
+        "the diff box",
+    )[0]
     area.click()
     browser.execute_script("arguments[0].focus();", area)
     area.send_keys(diff)
-    button = wait_for(lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button")
-                                    if b.text.strip() == "Guard"), None), "the Guard button")
+    button = wait_for(
+        lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard"), None),
+        "the Guard button",
+    )
     button.click()
     wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
     settle(browser)

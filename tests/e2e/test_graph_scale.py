@@ -39,8 +39,13 @@ def screen(browser: WebDriver) -> Iterator[WebDriver]:
 
 
 def choose_repo(driver: WebDriver, repo: str) -> None:
-    box = wait_for(lambda: next((b for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSelectbox"]')
-                                 if "Repository" in b.text), None), "the repository picker")
+    box = wait_for(
+        lambda: next(
+            (b for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSelectbox"]') if "Repository" in b.text),
+            None,
+        ),
+        "the repository picker",
+    )
     field = box.find_element(By.CSS_SELECTOR, "input")
     field.click()
     field.send_keys(repo)
@@ -97,8 +102,11 @@ def focus_by_search(driver: WebDriver, text: str, node_id: str) -> None:
     nodes = enter_graph(driver)
     assert node_id in {n["id"] for n in nodes}, f"{node_id} not drawn after searching {text!r}"
     size = driver.execute_script("const n = window.__rgNet.body.nodes[arguments[0]]; return n.options.size;", node_id)
-    others = driver.execute_script("return window.__rgNet.body.data.nodes.get().filter(n => n.id.startsWith("
-                                   "'decision:') && n.id !== arguments[0]).map(n => n.size);", node_id)
+    others = driver.execute_script(
+        "return window.__rgNet.body.data.nodes.get().filter(n => n.id.startsWith("
+        "'decision:') && n.id !== arguments[0]).map(n => n.size);",
+        node_id,
+    )
     assert not others or size > max(others), "the focused decision is drawn larger than its neighbours"
     readable(driver)
 

@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "tests" / "fixtures" / "snapshot" / "repos" / "acme" / "ledger"
 REPO = "evil/ledger"
 PIXEL = "http://203.0.113.7/pixel.png"  # TEST-NET-3: never routable, so a leak shows up as an attempted request
-POISON = (f"![pixel]({PIXEL}) <img src=\"{PIXEL}\"> :red[ALERT] :material/warning: $\\alpha^2$ "
-          "\u202eevil\u202c zero\u200bwidth")
+POISON = (
+    f'![pixel]({PIXEL}) <img src="{PIXEL}"> :red[ALERT] :material/warning: $\\alpha^2$ \u202eevil\u202c zero\u200bwidth'
+)
 LOCAL = {"127.0.0.1", "localhost"}
 
 
@@ -35,8 +36,10 @@ def poisoned_snapshot(root: Path) -> Path:
     (dest / "repo.json").write_text(json.dumps(meta))
     pr = json.loads((dest / "pulls" / "10.json").read_text())
     pr["title"] = f"Keep unknown prices as None {POISON}"
-    pr["body"] = (f"Fixes #1\n\nUnknown cost stays None {POISON} and is never coerced to 0, because 0 means free "
-                  "and would under-bill.")
+    pr["body"] = (
+        f"Fixes #1\n\nUnknown cost stays None {POISON} and is never coerced to 0, because 0 means free "
+        "and would under-bill."
+    )
     (dest / "pulls" / "10.json").write_text(json.dumps(pr))
     return root
 
@@ -61,7 +64,8 @@ def assert_nothing_rendered(driver: WebDriver, where: str) -> None:
     assert ":red[ALERT]" in text and "$\\alpha^2$" in text, f"{where}: directives did not stay literal"
     red = driver.execute_script(
         "return [...document.querySelectorAll('span,div,p')].filter(e => e.childElementCount === 0 && "
-        "e.textContent.trim() === 'ALERT').length")
+        "e.textContent.trim() === 'ALERT').length"
+    )
     assert red == 0, f"{where}: :red[ALERT] rendered as coloured text"
 
 
@@ -73,14 +77,25 @@ def test_a_poisoned_snapshot_renders_as_text_and_loads_nothing_remote(
     browser.get(app_url + "/")  # a fresh load: the favicon and every asset are requested again
     settle(browser)
     go(browser, app_url, "Ingest")
-    wait_for(lambda: next((e for e in browser.find_elements(By.CSS_SELECTOR, "label")
-                           if e.text.strip().startswith("Snapshot folder")), None), "the snapshot choice").click()
+    wait_for(
+        lambda: next(
+            (
+                e
+                for e in browser.find_elements(By.CSS_SELECTOR, "label")
+                if e.text.strip().startswith("Snapshot folder")
+            ),
+            None,
+        ),
+        "the snapshot choice",
+    ).click()
     type_into(browser, "Repository (OWNER/NAME), PR URL, or folder path", str(root), submit=False)
     next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Ingest").click()
     wait_for(lambda: "Coverage report" in body_text(browser), "the coverage report", timeout=90)
     settle(browser)
-    picker = ("const b = document.querySelector('[data-testid=\"stSidebar\"] [data-testid=\"stSelectbox\"]');"
-              "return b ? b.innerText + ' ' + [...b.querySelectorAll('input')].map(i => i.value).join(' ') : '';")
+    picker = (
+        'const b = document.querySelector(\'[data-testid="stSidebar"] [data-testid="stSelectbox"]\');'
+        "return b ? b.innerText + ' ' + [...b.querySelectorAll('input')].map(i => i.value).join(' ') : '';"
+    )
     wait_for(lambda: REPO in browser.execute_script(picker), "the sidebar picker to follow the fresh ingest")
     assert "repo=evil" in browser.current_url  # and the URL names it, so a reload keeps it
 
@@ -91,12 +106,16 @@ def test_a_poisoned_snapshot_renders_as_text_and_loads_nothing_remote(
     shot(browser, "poison-corrections")
 
     go(browser, app_url, "Guard")
-    area = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
-                    "the diff box")[0]
+    area = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
+        "the diff box",
+    )[0]
     area.click()
-    area.send_keys("diff --git a/ledger/pricing.py b/ledger/pricing.py\n--- a/ledger/pricing.py\n+++ b/ledger/pricing.py\n"
-                   "@@ -10,3 +10,3 @@ def price_for(sku):\n     row = feed.lookup(sku)\n"
-                   "-    return row.price if row.price is not None else None\n+    return row.price or 0\n")
+    area.send_keys(
+        "diff --git a/ledger/pricing.py b/ledger/pricing.py\n--- a/ledger/pricing.py\n+++ b/ledger/pricing.py\n"
+        "@@ -10,3 +10,3 @@ def price_for(sku):\n     row = feed.lookup(sku)\n"
+        "-    return row.price if row.price is not None else None\n+    return row.price or 0\n"
+    )
     next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard").click()
     wait_for(lambda: "the pasted diff" in body_text(browser), "the verdict", timeout=60)
     settle(browser)
@@ -109,6 +128,7 @@ def test_a_poisoned_snapshot_renders_as_text_and_loads_nothing_remote(
 
     seen = requests_seen(browser)
     assert seen, "the performance log recorded no requests at all"
-    remote = [u for u in seen if urlsplit(u).scheme in ("http", "https", "ws", "wss")
-              and urlsplit(u).hostname not in LOCAL]
+    remote = [
+        u for u in seen if urlsplit(u).scheme in ("http", "https", "ws", "wss") and urlsplit(u).hostname not in LOCAL
+    ]
     assert not remote, f"requests left 127.0.0.1: {remote[:10]}"

@@ -25,7 +25,10 @@ _REASON = re.compile(
     r"the reason|in order to|causes?|fails?|error|bug|incorrect|wrong)",
     re.I,
 )
-_PROBLEM = re.compile(r"\b(when|fails?|error|bug|crash|wrong|incorrect|should|expected|instead|doesn'?t|does not|can'?t|cannot|unable|missing|leak|issue|problem)", re.I)
+_PROBLEM = re.compile(
+    r"\b(when|fails?|error|bug|crash|wrong|incorrect|should|expected|instead|doesn'?t|does not|can'?t|cannot|unable|missing|leak|issue|problem)",
+    re.I,
+)
 
 
 class OfflineExtractor:
@@ -49,8 +52,11 @@ class OfflineExtractor:
         scored = [x for x in scored if x[0] > 0]
         title = doc.title.strip()
         decision: Candidate | None
-        claims = [Candidate(s.text, s.text, "rationale") for s in body
-                  if _REASON.search(s.text) and s.text not in alt_texts and is_statement(s.text)]
+        claims = [
+            Candidate(s.text, s.text, "rationale")
+            for s in body
+            if _REASON.search(s.text) and s.text not in alt_texts and is_statement(s.text)
+        ]
         if scored and (max(scored)[0] >= 4 or not title):
             best = max(scored)[2]
             decision = Candidate(quote=best.text, summary=title or best.text)

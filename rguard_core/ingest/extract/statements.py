@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import re
 
-_GREETING = re.compile(r"^\s*(?:hi|hey|hello|thanks|thank you|thx|ty|cheers|lgtm|\+1|congrats|welcome|sorry|"
-                       r"good (?:morning|afternoon|evening)|dear)\b[\s,!.:@]*", re.I)
-_CHATTER = re.compile(r"^\s*(?:(?:@[\w-]+[\s,]*)+|(?:any|friendly) (?:update|news|ping)|bump|ping|same here|me too|"
-                      r"(?:i|we) (?:hope|think) (?:this|that) helps|let me know|wdyt|ptal)\b", re.I)
+_GREETING = re.compile(
+    r"^\s*(?:hi|hey|hello|thanks|thank you|thx|ty|cheers|lgtm|\+1|congrats|welcome|sorry|"
+    r"good (?:morning|afternoon|evening)|dear)\b[\s,!.:@]*",
+    re.I,
+)
+_CHATTER = re.compile(
+    r"^\s*(?:(?:@[\w-]+[\s,]*)+|(?:any|friendly) (?:update|news|ping)|bump|ping|same here|me too|"
+    r"(?:i|we) (?:hope|think) (?:this|that) helps|let me know|wdyt|ptal)\b",
+    re.I,
+)
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 MIN_WORDS = 4
 
