@@ -19,11 +19,11 @@ from typing import Any
 
 from rguard_core.config import Settings
 from rguard_core.db import Store, open_store
-from rguard_core.focus import decision_rows, focus_view, overview_view, search
+from rguard_core.explore.focus import decision_rows, focus_view, overview_view, search
+from rguard_core.explore.graph_view import ViewFilter, build_view
+from rguard_core.explore.node_detail import blast_radius, node_detail
+from rguard_core.explore.why import why
 from rguard_core.ingest.pipeline import ingest_snapshot
-from rguard_core.node_detail import blast_radius, node_detail
-from rguard_core.views import ViewFilter, build_view
-from rguard_core.why import why
 
 from .synth import synth_snapshot
 

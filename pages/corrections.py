@@ -13,7 +13,8 @@ import streamlit as st
 
 from rguard_core.db import Graph
 from rguard_core.errors import RGuardError, StaleCorrectionPreview
-from rguard_core.labels import labels as node_labels
+from rguard_core.explore.corrections_lookup import HistoryEntry, Target, history, search_targets, titles
+from rguard_core.explore.labels import labels as node_labels
 from rguard_core.memory import (
     StepReport,
     apply_correction,
@@ -25,7 +26,6 @@ from rguard_core.memory import (
     quarantine_source,
     undo,
 )
-from rguard_core.memory.browse import HistoryEntry, Target, history, search_targets, titles
 from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param, whole_or_flagged
 from ui.evidence import md, visible
 

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rguard_core.db import Store
-from rguard_core.focus import (
+from rguard_core.explore.focus import (
     DEFAULT_HOPS,
     MAX_HOPS,
     SearchHit,
@@ -19,10 +19,7 @@ from rguard_core.focus import (
     overview_view,
     search,
 )
-from rguard_core.labels import labels as node_labels
-from rguard_core.llm import LLMClient
-from rguard_core.node_detail import BlastRadius, Link, NodeDetail, blast_radius, node_detail
-from rguard_core.views import (
+from rguard_core.explore.graph_view import (
     DECISION_STATUSES,
     KIND_COLOURS,
     SOURCE_KINDS,
@@ -31,7 +28,10 @@ from rguard_core.views import (
     STATUSES,
     GraphView,
 )
-from rguard_core.why import WhyAnswer, WhyDecision, why
+from rguard_core.explore.labels import labels as node_labels
+from rguard_core.explore.node_detail import BlastRadius, Link, NodeDetail, blast_radius, node_detail
+from rguard_core.explore.why import WhyAnswer, WhyDecision, why
+from rguard_core.llm import LLMClient
 from ui.codemap_view import decision_code_expander
 from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence

@@ -8,7 +8,7 @@ import streamlit as st
 
 from rguard_core.activity import recent_guard_runs
 from rguard_core.evaluation import list_runs
-from rguard_core.overview import HealthItem, RepoHealth, repo_health, repo_overview
+from rguard_core.explore.repo_overview import HealthItem, RepoHealth, repo_health, repo_overview
 from ui.common import get_store, guarded, require_repo
 from ui.evidence import md
 

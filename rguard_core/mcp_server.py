@@ -154,8 +154,8 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
             ),
         ] = False,
     ) -> dict[str, Any]:
+        from .explore.why import why as answer
         from .llm import LLMClient
-        from .why import why as answer
 
         s = be.store()
         return answer(s, repo, question, llm=LLMClient(s.settings) if synthesize else None).as_dict()

@@ -20,7 +20,7 @@ from rguard_core.cli import main
 from rguard_core.config import Settings
 from rguard_core.db import Store
 from rguard_core.errors import DiffParseError, IncompleteGraph, LLMError
-from rguard_core.export import export_graph
+from rguard_core.explore.graph_export import export_graph
 from rguard_core.guard import run_guard
 from rguard_core.guard.diffparse import MAX_BYTES, MAX_FILES, MAX_INPUT_BYTES, parse_diff
 from rguard_core.llm import LLMClient

@@ -11,11 +11,11 @@ from streamlit.testing.v1 import AppTest
 
 from rguard_core.db import Graph, Store
 from rguard_core.errors import InvalidInput, UnknownRepository
-from rguard_core.focus import FOCUS_NODES, PER_COLUMN, decision_rows, focus_view, overview_view, search
+from rguard_core.explore.focus import FOCUS_NODES, PER_COLUMN, decision_rows, focus_view, overview_view, search
+from rguard_core.explore.labels import labels, short_label, source_of
+from rguard_core.explore.repo_overview import repo_health
 from rguard_core.ingest.extract.statements import is_statement
-from rguard_core.labels import labels, short_label, source_of
 from rguard_core.memory import apply_correction, quarantine_source
-from rguard_core.overview import repo_health
 from rguard_core.seed import DEMO_REPO, load_demo
 from tests.test_views import ledger_copy
 
@@ -158,7 +158,7 @@ def test_health_after_a_quarantine_and_a_correction(store: Store, tmp_path: Path
 
 
 def test_click_to_expand_adds_the_neighbourhood_and_stops_when_full(store: Store, ledger: tuple[str, Graph]) -> None:
-    from rguard_core.focus import EXPANDED_NODES, expand
+    from rguard_core.explore.focus import EXPANDED_NODES, expand
 
     repo, _ = ledger
     view = focus_view(store, repo, "decision:pr:10", 1)

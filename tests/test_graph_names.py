@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rguard_core.db import Store, repo_from_graph_name, repo_graph_name
-from rguard_core.export import export_graph
+from rguard_core.explore.graph_export import export_graph
 from rguard_core.ingest.pipeline import ingest_snapshot
 
 SNAPSHOT = Path(__file__).resolve().parent / "fixtures" / "snapshot" / "repos" / "acme" / "ledger"

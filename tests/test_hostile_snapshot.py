@@ -17,7 +17,7 @@ import pytest
 
 from rguard_core.cli import main
 from rguard_core.db import Store
-from rguard_core.export import export_graph
+from rguard_core.explore.graph_export import export_graph
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "snapshot" / "repos" / "acme" / "ledger"
 ADR = "contents/docs/adr/0001-deny-by-default.md"

@@ -12,7 +12,7 @@ from rguard_core.cli import main
 from rguard_core.db import Store
 from rguard_core.errors import InvalidInput, SnapshotError
 from rguard_core.evidence import anchor
-from rguard_core.export import export_graph
+from rguard_core.explore.graph_export import export_graph
 from rguard_core.ingest.extract.base import Candidate, Proposal, SourceDoc
 from rguard_core.ingest.pipeline import ingest_snapshot
 from rguard_core.ingest.request import IngestRequest, run_ingest

@@ -142,8 +142,8 @@ def test_extraction_precision_on_labelled_starlette() -> None:
 
 def test_reverted_decisions_do_not_hold_at_ingest(store, repo_name) -> None:  # type: ignore[no-untyped-def]
     """Every revert form on the starlette data: the reverted PR's decision shows as superseded, not holds."""
+    from rguard_core.explore.graph_view import decision_status
     from rguard_core.ingest.pipeline import ingest_history
-    from rguard_core.views import decision_status
 
     root = realdata_or_skip()
     hist = collect_history(SnapshotSource(root / "github"), max_prs=10_000)
@@ -176,7 +176,7 @@ def test_reverted_decisions_do_not_hold_at_ingest(store, repo_name) -> None:  # 
         assert ("pr:2649", "pr:2435", "number") in forms or ("pr:2649", "pr:2435", "title") in forms
         assert ("pr:2525", "pr:2377", "sha") in forms
         # and a why answer never leads with the reverted decision
-        from rguard_core.why import why
+        from rguard_core.explore.why import why
 
         ans = why(store, repo_name, "why ASGI pathsend support")
         got = [(d.receipt.id, d.receipt.status) for d in ans.decisions]

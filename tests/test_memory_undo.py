@@ -13,6 +13,7 @@ import pytest
 from rguard_core.cli import main
 from rguard_core.db import Graph, Store
 from rguard_core.errors import ConflictError, InvalidInput, StaleCorrectionPreview
+from rguard_core.explore.corrections_lookup import history
 from rguard_core.memory import (
     apply_correction,
     lift_quarantine,
@@ -25,7 +26,6 @@ from rguard_core.memory import (
     status,
     undo,
 )
-from rguard_core.memory.browse import history
 from rguard_core.memory.status import recompute
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rguard_core.db import Graph, Store
-from rguard_core.focus import overview_view
+from rguard_core.explore.focus import overview_view
 from rguard_core.seed import DEMO_REPO, DEMO_SNAPSHOT, load_demo
 from tests.test_views import ledger_copy
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from rguard_core.db import Store
-from rguard_core.export import export_graph
+from rguard_core.explore.graph_export import export_graph
 from rguard_core.ingest.pipeline import ingest_snapshot
 from tests.conftest import realdata_or_skip
 

@@ -77,8 +77,8 @@ def test_seed_status_recompute_export_and_views_match_the_embedded_engine(
     server_store: Store, fresh_store: Store
 ) -> None:
     store = fresh_store
-    from rguard_core.export import export_graph
-    from rguard_core.views import build_view
+    from rguard_core.explore.graph_export import export_graph
+    from rguard_core.explore.graph_view import build_view
 
     ours, theirs = server_store.repo_graph(DEMO_REPO), store.repo_graph(DEMO_REPO)
     st_server, st_embedded = status(ours), status(theirs)

@@ -10,16 +10,7 @@ import pytest
 
 from rguard_core.db import Graph, Store
 from rguard_core.errors import InvalidInput, UnknownRepository
-from rguard_core.ingest.pipeline import ingest_snapshot
-from rguard_core.memory import apply_correction, quarantine_source
-from rguard_core.memory.graphio import downstream, seeds_of_source
-from rguard_core.node_detail import (
-    QuoteSpan,
-    SourceText,
-    blast_radius,
-    node_detail,
-)
-from rguard_core.views import (
+from rguard_core.explore.graph_view import (
     EDGE_WORDS,
     MAX_CAP,
     NODE_TYPES,
@@ -30,6 +21,15 @@ from rguard_core.views import (
     claim_status,
     decision_status,
 )
+from rguard_core.explore.node_detail import (
+    QuoteSpan,
+    SourceText,
+    blast_radius,
+    node_detail,
+)
+from rguard_core.ingest.pipeline import ingest_snapshot
+from rguard_core.memory import apply_correction, quarantine_source
+from rguard_core.memory.graphio import downstream, seeds_of_source
 
 LEDGER = Path(__file__).resolve().parent / "fixtures" / "snapshot" / "repos" / "acme" / "ledger"
 PLUMBING = ("frag:", "just:", "person:", "file:", "commit:", "sym:", "alt:", "inc:", "repo")

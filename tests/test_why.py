@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from rguard_core.cli import main
 from rguard_core.db import Graph, Store
 from rguard_core.errors import InvalidInput, LLMError, UnknownRepository
+from rguard_core.explore.why import NO_ANSWER, REFUSAL, content_words, fulltext_query, is_review_request, tokens, why
 from rguard_core.llm import LLMClient
 from rguard_core.memory import quarantine_source
-from rguard_core.why import NO_ANSWER, REFUSAL, content_words, fulltext_query, is_review_request, tokens, why
 from tests import openai_server as _server
 from tests.openai_server import OpenAIServer
 from tests.test_views import ledger_copy

@@ -7,7 +7,7 @@ import re
 
 import streamlit as st
 
-from rguard_core.node_detail import SourceText
+from rguard_core.explore.node_detail import SourceText
 
 # Bidirectional and invisible formatting characters: an RLO makes "evil" read "live", a zero-width space hides
 # inside an identifier. Source text shows each of them as a visible marker instead of obeying it.

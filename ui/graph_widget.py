@@ -20,7 +20,7 @@ from collections.abc import Iterable
 import streamlit as st
 from streamlit_agraph import Config, Edge, Node, agraph
 
-from rguard_core.views import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
+from rguard_core.explore.graph_view import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
 from ui.evidence import visible
 
 LEVELS = {"correction": 0, "source": 1, "group": 1, "claim": 2, "decision": 3, "action": 4}  # hubs beside the sources

@@ -14,8 +14,8 @@ import streamlit as st
 
 from rguard_core.db import Store
 from rguard_core.errors import RGuardError
+from rguard_core.explore.node_detail import node_detail
 from rguard_core.guard import Finding, GuardReport
-from rguard_core.node_detail import node_detail
 from rguard_core.review import Review, ReviewItem, build_review, inline_cypher, pr_comment, score_words, source_name
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw_path

@@ -6,7 +6,7 @@ import argparse
 
 from ..cli import print_json
 from ..db import open_store
-from ..export import export_graph
+from ..explore.graph_export import export_graph
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,8 +6,8 @@ import argparse
 
 from ..cli import print_json
 from ..db import open_store
+from ..explore.why import WhyAnswer, why
 from ..llm import LLMClient
-from ..why import WhyAnswer, why
 
 
 def register(sub: argparse._SubParsersAction) -> None:

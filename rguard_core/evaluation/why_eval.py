@@ -21,7 +21,7 @@ import yaml
 
 from ..db import Store
 from ..errors import InvalidInput
-from ..why import why
+from ..explore.why import why
 from .history import RunInfo, current_run
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .db import Graph, Store
-from .errors import InvalidInput
+from ..db import Graph, Store
+from ..errors import InvalidInput
 
 DEFAULT_CAP = 150
 CAP_STEP = 150

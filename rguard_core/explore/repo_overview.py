@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .db import Store
+from ..db import Store
 
 COUNTED = (
     "PR",
@@ -102,8 +102,8 @@ def repo_health(store: Store, repo: str) -> RepoHealth:
     sources, recent corrections and quarantines, ingest freshness and the files carrying the most decisions."""
     import datetime as dt
 
+    from .graph_view import decision_status
     from .labels import labels, shorten
-    from .views import decision_status
 
     h = RepoHealth(repo)
     graph = store.repo_graph(repo)

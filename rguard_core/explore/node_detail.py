@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .db import Graph, Store
-from .errors import InvalidInput, UnknownRepository
-from .evidence import Span, is_verbatim
-from .memory.graphio import downstream, seeds_of_source
-from .views import (
+from ..db import Graph, Store
+from ..errors import InvalidInput, UnknownRepository
+from ..evidence import Span, is_verbatim
+from ..memory.graphio import downstream, seeds_of_source
+from .graph_view import (
     action_status,
     claim_status,
     correction_label,

@@ -18,9 +18,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from .db import Graph, Store
-from .errors import InvalidInput, UnknownRepository
-from .views import (
+from ..db import Graph, Store
+from ..errors import InvalidInput, UnknownRepository
+from .graph_view import (
     _DECISION_STATUS_CYPHER,
     DECISION_STATUSES,
     STATUSES,

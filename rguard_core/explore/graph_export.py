@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .db import Store
-from .errors import UnknownRepository
-from .graph_state import require_complete
+from ..db import Store
+from ..errors import UnknownRepository
+from ..graph_state import require_complete
 
 
 def export_graph(store: Store, repo: str) -> dict[str, Any]:

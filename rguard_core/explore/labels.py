@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .db import Graph
+from ..db import Graph
 
 _PREFIX_TYPE = {
     "decision": "decision",

@@ -26,16 +26,16 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .db import Graph, Store
-from .errors import InvalidInput, UnknownRepository
-from .evidence import Span, is_verbatim
-from .graph_state import require_complete
-from .ingest.extract.sentences import Sentence, sentences
-from .ingest.extract.statements import is_statement
+from ..db import Graph, Store
+from ..errors import InvalidInput, UnknownRepository
+from ..evidence import Span, is_verbatim
+from ..graph_state import require_complete
+from ..ingest.extract.sentences import Sentence, sentences
+from ..ingest.extract.statements import is_statement
+from ..llm import LLMClient
+from ..schema import ensure_source_fulltext
+from .graph_view import claim_status, decision_status, source_label
 from .labels import source_name
-from .llm import LLMClient
-from .schema import ensure_source_fulltext
-from .views import claim_status, decision_status, source_label
 
 MAX_QUESTION = 500
 MAX_DECISIONS = 8
