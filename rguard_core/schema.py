@@ -32,7 +32,7 @@ REPO_LABELS = (
 WORKSPACE_LABELS = ("Source", "Fragment", "Claim", "Justification", "Decision", "Action", "Correction", "Incident")
 EXTRA_RANGE_INDEXES = (("PR", "number"), ("Issue", "number"), ("File", "path"), ("Person", "login"), ("Symbol", "name"))
 FULLTEXT = (("Decision", ("summary", "quote")), ("Claim", ("statement", "quote")))
-# The sources' own words for "why" (rguard_core/why.py): a title weighs more than a line deep in the thread.
+# The sources' own words for "why" (rguard_core/explore/why.py): a title weighs more than a line deep in the thread.
 SOURCE_FULLTEXT = (("title", 3.0), ("text", 1.0))
 UNIQUE_ID_LABELS = ("Repo", "Source", "Claim", "Decision", "Correction")
 

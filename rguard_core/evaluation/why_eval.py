@@ -3,7 +3,7 @@
 Definitions:
 - **hit@3**: the share of questions whose expected decision (any of the ids listed) is among the first three
   decisions the answer shows; **hit@1** the same for the first; **MRR** the mean of 1/rank (0 when not shown).
-- **tune** cases were used while tuning ``rguard_core/why.py``; **holdout** cases were written with them and
+- **tune** cases were used while tuning ``rguard_core/explore/why.py``; **holdout** cases were written with them and
   only run for the reported figures. Both are reported, never merged into one number.
 - A case's repository is prepared when its graph is missing: ``demo`` loads the demo seed, ``realdata``
   ingests ``../shared/realdata/github`` (cases for an absent folder are skipped and counted).

@@ -3,7 +3,7 @@
 - ``search(store, repo, text)``: what a person types — decision words, a file path, ``@login``, ``pr:12``,
   ``#12``, ``PR 12``, ``issue 3`` — becomes a short list of labelled hits (decisions, sources, files, people).
 - ``focus_view(store, repo, node_id, hops)``: the decisions the node reaches, plus the decisions those share a
-  source, a claim, a supersede or a revert with, drawn through the product-level view (views.py) and trimmed to
+  source, a claim, a supersede or a revert with, drawn through the product-level view (graph_view.py) and trimmed to
   the nodes within ``hops`` edges of the focus.
 - ``overview_view(store, repo, statuses)``: with nothing focused, decisions grouped by directory; past
   ``GROUP_OVER`` decisions only the directories are drawn (click one to focus it) and the list holds the rest.
