@@ -21,9 +21,7 @@ from rguard_core.explore.focus import (
 )
 from rguard_core.explore.graph_view import (
     DECISION_STATUSES,
-    KIND_COLOURS,
     SOURCE_KINDS,
-    STATUS_COLOURS,
     STATUS_MEANING,
     STATUSES,
     GraphView,
@@ -36,29 +34,10 @@ from ui.codemap_view import decision_code_expander
 from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw
+from ui.theme import ICON, KIND_COLOURS, STATUS_COLOURS, badge
 
 SEL, PICK, BLAST, ANSWER, FOCUS = "dg_selected", "dg_pick", "dg_blast", "dg_answer", "dg_focus"
 EXPANDED = "dg_expanded"  # nodes clicked open around the focus
-BADGE = {
-    "holds": "green",
-    "fallen": "red",
-    "superseded": "gray",
-    "needs review": "orange",
-    "held": "violet",
-    "quarantined": "red",
-}
-ICON = {
-    "source": "▭",
-    "claim": "●",
-    "decision": "◆",
-    "action": "▲",
-    "correction": "★",
-    "incident": "⚠",
-    "group": "▦",
-    "file": "▦",
-    "dir": "▦",
-    "person": "☺",
-}
 KIND_NAMES = {
     "pr": "pull request",
     "issue": "issue",
@@ -77,10 +56,6 @@ CHANNEL_WORDS = {
 }
 CANVAS_HEIGHT = 700
 SHOWN_ANSWERS = 3  # the rest of an answer's decisions sit in an expander, so the graph stays near the top
-
-
-def badge(status: str) -> str:
-    return f":{BADGE.get(status, 'gray')}-badge[{status}]"
 
 
 def select(node_id: str) -> None:

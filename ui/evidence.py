@@ -8,6 +8,7 @@ import re
 import streamlit as st
 
 from rguard_core.explore.node_detail import SourceText
+from ui.theme import FRAME, TEXT_BOX
 
 # Bidirectional and invisible formatting characters: an RLO makes "evil" read "live", a zero-width space hides
 # inside an identifier. Source text shows each of them as a visible marker instead of obeying it.
@@ -40,8 +41,8 @@ def show_evidence(ev: SourceText) -> None:
     """The source text with each verified quote highlighted at its stored offsets."""
     body = "".join(f"<mark>{_html(t)}</mark>" if hl else _html(t) for t, hl in ev.pieces())
     st.html(
-        f'<div style="max-height:300px;overflow-y:auto;border:1px solid #ddd;border-radius:6px;padding:8px 10px;'
-        f'font-size:0.85rem;line-height:1.45;background:#fafafa">{body}</div>'
+        f'<div style="max-height:300px;overflow-y:auto;border:1px solid {FRAME};border-radius:6px;padding:8px 10px;'
+        f'font-size:0.85rem;line-height:1.45;background:{TEXT_BOX}">{body}</div>'
     )
     spans = ev.spans
     if spans and all(s.verified for s in spans):

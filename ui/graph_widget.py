@@ -20,43 +20,39 @@ from collections.abc import Iterable
 import streamlit as st
 from streamlit_agraph import Config, Edge, Node, agraph
 
-from rguard_core.explore.graph_view import KIND_COLOURS, STATUS_COLOURS, TYPE_SHAPES, GraphView, ViewNode
+from rguard_core.explore.graph_view import GraphView, ViewNode
 from ui.evidence import visible
+from ui.theme import (
+    BLANK,
+    DASHED,
+    EDGE_COLOURS,
+    GROUP_BORDER,
+    GROUP_FILL,
+    HIGHLIGHT,
+    KIND_COLOURS,
+    KIND_TINTS,
+    LABEL_BACKGROUND,
+    PATH_COLOURS,
+    PATH_EDGE,
+    SELECTED_BORDER,
+    SHADOW,
+    STATUS_COLOURS,
+    TEXT,
+    TINTS,
+    TRANSPARENT,
+    TYPE_SHAPES,
+    UNKNOWN_BORDER,
+    UNKNOWN_EDGE,
+    UNKNOWN_FILL,
+)
 
 LEVELS = {"correction": 0, "source": 1, "group": 1, "claim": 2, "decision": 3, "action": 4}  # hubs beside the sources
-EDGE_COLOURS = {
-    "SUPPORTS": "#8a9bb0",
-    "JUSTIFIES": "#2e9e5b",
-    "IMPLEMENTS": "#4a7fd4",
-    "CORRECTS": "#e26fb0",
-    "SUPERSEDES": "#6d6d6d",
-    "REJECTED": "#d64545",
-    "REVERTS": "#b5179e",
-    "CONTAINS": "#c3c9d1",
-}
-DASHED = {"SUPERSEDES", "REJECTED", "CORRECTS", "REVERTS"}
 # drawn so every arrow reads Sources → Claims → Decisions → Actions: the stored Action-IMPLEMENTS->Decision turns
 FLIPPED = {"IMPLEMENTS": "IMPLEMENTED BY"}
 LABEL_CHARS = 34  # two lines of a 175-unit column at FONT
 FONT = 18  # every label at one size; views are kept small enough that vis fits them at zoom ≈ 1 (≥ 11 px on screen)
-TINTS = {
-    "holds": "#d5efdf",
-    "fallen": "#f6d0d0",
-    "superseded": "#e6e7e9",
-    "needs review": "#fde9b8",
-    "held": "#e4d7f5",
-    "quarantined": "#bdbdbd",
-}
-KIND_TINTS = {
-    "pr": "#d6e3f7",
-    "issue": "#cdeeee",
-    "comment": "#e6f1fa",
-    "doc": "#dcdff3",
-    "human_correction": "#f8dcec",
-}
-HIGHLIGHT = "rgba(0, 170, 255, 0.95)"  # a glow no status colour uses: the blast radius
 SIZES = {"source": 20, "claim": 11, "decision": 22, "action": 14, "correction": 18, "group": 24}
-HIERARCHY_NODES = 60  # a focus view (focus.py FOCUS_NODES) still reads left to right
+HIERARCHY_NODES = 60  # a focus view (explore/focus.py FOCUS_NODES) still reads left to right
 EDGE_LABELS_UP_TO = 60
 HIERARCHY_UP_TO = 45  # past this many nodes the layered layout becomes a thin, unreadable strip (unfocused views)
 PAD, PAD_LEVELS = "__pad_", 0.5
@@ -81,24 +77,24 @@ def plain(text: str) -> str:
 
 def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) -> Node:
     if n.type == "group":
-        fill = TINTS.get(n.status, "#eef1f5") if n.status != "holds" else "#eef1f5"
-        border = STATUS_COLOURS[n.status] if n.status != "holds" else "#7a8594"
+        fill = TINTS.get(n.status, GROUP_FILL) if n.status != "holds" else GROUP_FILL
+        border = STATUS_COLOURS[n.status] if n.status != "holds" else GROUP_BORDER
         return Node(
             id=n.id,
             label=n.label,
             title=plain(n.title),
             shape="box",
             level=LEVELS["group"],
-            color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
+            color={"background": fill, "border": border, "highlight": {"background": fill, "border": SELECTED_BORDER}},
             borderWidth=3 if focus else 2,
             margin=8,
             widthConstraint={"maximum": 220},
-            font={"size": FONT + 1, "color": "#1a1a1a", "face": "sans-serif", "bold": {"size": FONT + 1}},
-            shadow={"enabled": focus, "color": "rgba(0,0,0,0.35)", "size": 12, "x": 0, "y": 0},
+            font={"size": FONT + 1, "color": TEXT, "face": "sans-serif", "bold": {"size": FONT + 1}},
+            shadow={"enabled": focus, "color": SHADOW, "size": 12, "x": 0, "y": 0},
         )
     if n.type == "source":
-        fill = TINTS["quarantined"] if n.status == "quarantined" else KIND_TINTS.get(n.kind, "#eeeeee")
-        border = KIND_COLOURS.get(n.kind, "#888888") if n.status == "holds" else STATUS_COLOURS[n.status]
+        fill = TINTS["quarantined"] if n.status == "quarantined" else KIND_TINTS.get(n.kind, UNKNOWN_FILL)
+        border = KIND_COLOURS.get(n.kind, UNKNOWN_BORDER) if n.status == "holds" else STATUS_COLOURS[n.status]
     else:
         fill = border = STATUS_COLOURS[n.status]
     width = 2 if n.status == "holds" else 4  # anything needing attention gets a heavy border as well as its colour
@@ -111,19 +107,19 @@ def _node(n: ViewNode, highlighted: bool, compact: bool, focus: bool = False) ->
         title=plain(n.title),
         shape=TYPE_SHAPES[n.type],
         size=SIZES[n.type] + (8 if focus else 0),
-        color={"background": fill, "border": border, "highlight": {"background": fill, "border": "#111111"}},
+        color={"background": fill, "border": border, "highlight": {"background": fill, "border": SELECTED_BORDER}},
         borderWidth=width + (2 if focus else 0),
         borderWidthSelected=width + 2,
         level=LEVELS[n.type],
         font={
             "size": FONT + (2 if focus else 0),
-            "color": "#1a1a1a",
+            "color": TEXT,
             "face": "sans-serif",
-            "background": "rgba(255,255,255,0.8)",
+            "background": LABEL_BACKGROUND,
         },
         shadow={
             "enabled": highlighted or focus,
-            "color": HIGHLIGHT if highlighted else "rgba(0,0,0,0.35)",
+            "color": HIGHLIGHT if highlighted else SHADOW,
             "size": 30 if highlighted else 14,
             "x": 0,
             "y": 0,
@@ -141,7 +137,7 @@ def _two_lines(label: str, limit: int = LABEL_CHARS) -> str:
 def _pads(levels: set[int]) -> list[Node]:
     """Two invisible nodes just outside the first and last column: vis fits the view to node positions before it
     has measured the labels drawn under shapes, so without them the outermost labels are cut off."""
-    clear = {"background": "rgba(0,0,0,0)", "border": "rgba(0,0,0,0)"}
+    clear = {"background": TRANSPARENT, "border": TRANSPARENT}
     return [
         Node(
             id=f"{PAD}{side}",
@@ -159,7 +155,7 @@ def _pads(levels: set[int]) -> list[Node]:
 
 
 def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Edge:
-    colour = EDGE_COLOURS.get(word, "#999999")
+    colour = EDGE_COLOURS.get(word, UNKNOWN_EDGE)
     if word in FLIPPED:
         source, target, word = target, source, FLIPPED[word]
     shown = labelled and word != "CONTAINS"
@@ -211,9 +207,9 @@ def _grid(view: GraphView) -> list[Node]:
                 node.label = f"◆ {d.label}"
                 node.__dict__.update(margin=6, widthConstraint={"minimum": CELL_W - 30, "maximum": CELL_W - 30})
                 node.__dict__["color"] = {
-                    "background": TINTS.get(d.status, "#ffffff"),
+                    "background": TINTS.get(d.status, BLANK),
                     "border": STATUS_COLOURS[d.status],
-                    "highlight": {"background": TINTS.get(d.status, "#ffffff"), "border": "#111"},
+                    "highlight": {"background": TINTS.get(d.status, BLANK), "border": SELECTED_BORDER},
                 }
                 out.append(_at(node, i % GRID_COLUMNS, row + i // GRID_COLUMNS))
             row += (len(inner) + GRID_COLUMNS - 1) // GRID_COLUMNS
@@ -313,18 +309,6 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     return new
 
 
-PATH_COLOURS = {
-    "file": "#9aa5b1",
-    "pr": "#4a7fd4",
-    "issue": "#2aa6a6",
-    "doc": "#6a5acd",
-    "decision": "#e0a030",
-    "commit": "#7a8a99",
-    "sym": "#b07cc6",
-    "correction": "#e26fb0",
-}
-
-
 def path_label(node_id: str) -> tuple[str, str]:
     """(kind, short label) for a reasoning-path node id such as ``file:a/b.py``, ``pr:12``, ``decision:pr:12``."""
     kind, _, rest = node_id.partition(":")
@@ -347,7 +331,7 @@ def draw_path(path: list[str], hops: list[str], height: int = 180) -> None:
             continue
         seen.add(nid)
         kind, label = path_label(nid)
-        colour = PATH_COLOURS.get(kind, "#999999")
+        colour = PATH_COLOURS.get(kind, UNKNOWN_EDGE)
         nodes.append(
             Node(
                 id=nid,
@@ -355,14 +339,14 @@ def draw_path(path: list[str], hops: list[str], height: int = 180) -> None:
                 title=plain(nid),
                 shape="box",
                 level=i,
-                color={"background": "#ffffff", "border": colour},
+                color={"background": BLANK, "border": colour},
                 borderWidth=2,
-                font={"size": 13, "color": "#1a1a1a", "face": "sans-serif"},
+                font={"size": 13, "color": TEXT, "face": "sans-serif"},
             )
         )
     for a, b in zip(path, path[1:], strict=False):
         if a != b:
-            edges.append(Edge(source=a, target=b, color="#8a9bb0", arrows="to", width=1.5))
+            edges.append(Edge(source=a, target=b, color=PATH_EDGE, arrows="to", width=1.5))
     config = Config(height=height, width=900, directed=True, physics=False, hierarchical=True)
     config.width = "100%"
     config.groups = {}

@@ -19,8 +19,15 @@ from rguard_core.guard import Finding, GuardReport
 from rguard_core.review import Review, ReviewItem, build_review, inline_cypher, pr_comment, score_words, source_name
 from ui.evidence import link, md, show_evidence
 from ui.graph_widget import draw_path
-
-STATUS_BADGE = {"holds": "green", "stale": "orange", "broken": "red"}
+from ui.theme import (
+    DIFF_ADDED,
+    DIFF_HIT_BORDER,
+    DIFF_REMOVED,
+    FRAME,
+    IMPLEMENTS_ALTERNATIVE,
+    premise_badge,
+    verdict,
+)
 
 
 def show_review(
@@ -55,19 +62,14 @@ def show_review(
 def card(store: Store, repo: str, i: int, item: ReviewItem, extras: Callable[[Finding], None] | None) -> None:
     f = item.finding
     with st.container(border=True):
-        icon = ":red[**CONTRADICTS**]" if f.label == "contradicts" else ":orange[**RELATED**]"
-        st.markdown(f"{icon} · {md(f.summary)}")
+        st.markdown(f"{verdict(f.label)} · {md(f.summary)}")
         st.caption(f"score {f.score:.2f} — {score_words(f.score)}")
         st.markdown(f"> {md(f.quote)}")
         st.markdown(f"Source: {link(source_name(f.source), f.source_url)}" + (f" · {md(f.reason)}" if f.reason else ""))
         if item.lines:
             diff_lines(item)
         if f.premises:
-            st.markdown(
-                " ".join(
-                    f":{STATUS_BADGE.get(p['status'], 'gray')}-badge[{p['rule']} {p['status']}]" for p in f.premises
-                )
-            )
+            st.markdown(" ".join(premise_badge(p["rule"], p["status"]) for p in f.premises))
             for p in f.premises:
                 st.caption(f"{p['rule']}: {md(p['detail'])}")
         else:
@@ -76,7 +78,7 @@ def card(store: Store, repo: str, i: int, item: ReviewItem, extras: Callable[[Fi
             st.markdown("**Rejected alternatives**")
             for a in f.alternatives:
                 quote = a.get("quote") or a.get("text") or ""
-                flag = " — :red[**this diff implements it**]" if quote in item.implemented else ""
+                flag = f" — :{IMPLEMENTS_ALTERNATIVE}[**this diff implements it**]" if quote in item.implemented else ""
                 st.markdown(f"- ✗ {md(quote)}{flag}")
         if f.experts:
             who = ", ".join(f"@{md(e['login'])} ({e['score']:.2f})" for e in f.experts)
@@ -100,12 +102,12 @@ def diff_lines(item: ReviewItem) -> None:
     """The file's changed lines that use the decision's words, highlighted (escaped: the diff is untrusted)."""
     rows = []
     for x in item.lines:
-        colour = "#e6ffed" if x.kind == "+" else "#ffeef0"
-        style = f"background:{colour};" + ("font-weight:600;border-left:3px solid #f0a500;" if x.hit else "")
+        colour = DIFF_ADDED if x.kind == "+" else DIFF_REMOVED
+        style = f"background:{colour};" + (f"font-weight:600;border-left:3px solid {DIFF_HIT_BORDER};" if x.hit else "")
         rows.append(f'<div style="{style}padding:0 6px;white-space:pre-wrap">{html.escape(x.kind + x.text)}</div>')
     st.caption("Lines of this diff that triggered it (bold: they use the decision's identifiers or words)")
     st.html(
-        '<div style="font-family:monospace;font-size:0.8rem;border:1px solid #ddd;border-radius:6px;'
+        f'<div style="font-family:monospace;font-size:0.8rem;border:1px solid {FRAME};border-radius:6px;'
         f'max-height:220px;overflow:auto">{"".join(rows)}</div>'
     )
 

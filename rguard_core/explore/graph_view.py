@@ -26,31 +26,6 @@ DECISION_STATUSES = ("holds", "fallen", "superseded", "needs review")
 SOURCE_KINDS = ("pr", "issue", "comment", "doc", "human_correction")
 EDGE_WORDS = ("SUPPORTS", "JUSTIFIES", "IMPLEMENTS", "CORRECTS", "SUPERSEDES", "REJECTED", "REVERTS", "CONTAINS")
 
-STATUS_COLOURS = {
-    "holds": "#2e9e5b",
-    "fallen": "#d64545",
-    "superseded": "#9aa0a6",
-    "needs review": "#f0a500",
-    "held": "#8e5ad6",
-    "quarantined": "#3c3c3c",
-}
-KIND_COLOURS = {
-    "pr": "#4a7fd4",
-    "issue": "#1aa3a3",
-    "comment": "#7fb8e6",
-    "doc": "#3f51b5",
-    "human_correction": "#e26fb0",
-    "commit": "#888888",
-    "source": "#888888",
-}
-TYPE_SHAPES = {
-    "source": "box",
-    "claim": "dot",
-    "decision": "diamond",
-    "action": "triangle",
-    "correction": "star",
-    "group": "database",
-}
 STATUS_MEANING = {
     "holds": "supported by its sources as stored",
     "fallen": "lost its support (a claim fell, was corrected away, or its source was quarantined)",

@@ -1,0 +1,36 @@
+"""ui/theme.py holds every colour, shape and badge; the core's vocabularies are its keys, so a new status, node
+type, source kind or edge word without a look fails here rather than as a KeyError on a page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rguard_core.explore.graph_view import EDGE_WORDS, NODE_TYPES, SOURCE_KINDS, STATUSES
+from ui import theme
+
+ROOT = Path(__file__).resolve().parent.parent
+HEX = re.compile(r"#[0-9a-fA-F]{6}\b|[\"':]#[0-9a-fA-F]{3}\b|[ :]#[0-9a-fA-F]{3};")
+
+
+def test_every_word_of_the_core_has_its_look() -> None:
+    assert set(STATUSES) <= set(theme.STATUS_COLOURS) & set(theme.TINTS) & set(theme.STATUS_BADGE)
+    assert set(NODE_TYPES) <= set(theme.TYPE_SHAPES) & set(theme.ICON)
+    assert set(SOURCE_KINDS) <= set(theme.KIND_COLOURS) & set(theme.KIND_TINTS)
+    assert set(EDGE_WORDS) <= set(theme.EDGE_COLOURS) and theme.DASHED <= set(EDGE_WORDS)
+    assert {"holds", "stale", "broken"} <= set(theme.PREMISE_BADGE)
+
+
+def test_badges_read_as_before() -> None:
+    assert theme.badge("needs review") == ":orange-badge[needs review]"
+    assert theme.badge("something new") == ":gray-badge[something new]"
+    assert theme.premise_badge("R6", "stale") == ":orange-badge[R6 stale]"
+    assert theme.verdict("contradicts") == ":red[**CONTRADICTS**]"
+    assert theme.verdict("related") == theme.verdict("note") == ":orange[**RELATED**]"
+
+
+def test_no_colour_outside_the_theme() -> None:
+    """The core holds no colours at all; the ui and the pages take theirs from ui/theme.py."""
+    files = [*ROOT.glob("rguard_core/**/*.py"), *ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]
+    found = [f"{p.relative_to(ROOT)}: {m}" for p in files if p.name != "theme.py" for m in HEX.findall(p.read_text())]
+    assert found == []
