@@ -1,6 +1,7 @@
 """One node of the decision graph in full: its source text with the quote at its stored offsets, status and
-revision, what it rests on and what rests on it (a walk of stored edges), rejected alternatives, who to ask,
-and its blast radius (everything downstream, the same walk the correction preview uses). No Streamlit here.
+revision, what it rests on and what rests on it (a walk of stored edges), rejected alternatives, who to ask (the
+guard's one ranking, ``guard.experts.ranked``, with the reasons each person is named), and its blast radius
+(everything downstream, the same walk the correction preview uses). No Streamlit here.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from ..db import Graph, Store
 from ..errors import InvalidInput, UnknownRepository
 from ..evidence import Span, is_verbatim
+from ..guard import experts
 from ..memory.graphio import downstream, seeds_of_source
 from .graph_view import (
     action_status,
@@ -22,7 +24,6 @@ from .graph_view import (
     source_status,
 )
 
-MAX_EXPERTS = 5
 MAX_FILES = 30
 
 _FIND = " UNION ".join(
@@ -56,7 +57,7 @@ class QuoteSpan:
     verified: bool  # the stored offsets still point at exactly the stored quote
 
 
-@dataclass
+@dataclass(frozen=True)
 class SourceText:
     """A source's full text and the quoted spans to highlight in it."""
 
@@ -141,7 +142,7 @@ class NodeDetail:
         return asdict(self)
 
 
-@dataclass
+@dataclass(frozen=True)
 class BlastRadius:
     """Everything downstream of a source or claim: the claims, decisions and actions that rest on it."""
 
@@ -208,7 +209,7 @@ def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
     )
     d.alternatives = _alternatives(g, nid)
     sources = [x.id for x in derived]
-    d.who_to_ask = who_to_ask(g, sources)
+    d.who_to_ask = who_to_ask(g, sources, nid)
     d.files = _files(g, sources, [x.id for x in d.rested_on_by])
     d.commits = _commits(g, sources)
     d.facts = {"label": p.get("label"), "extractor": p.get("extractor"), "score_factor": p.get("score_factor")}
@@ -471,13 +472,48 @@ def _commits(g: Graph, source_ids: list[str]) -> list[str]:
     return sorted({r["id"] for r in rows} | {s for s in source_ids if s.startswith("commit:")})
 
 
-def who_to_ask(g: Graph, source_ids: list[str]) -> list[Expert]:
-    """Humans behind these sources: their authors, then commenters on them, then top editors of their files."""
-    if not source_ids:
+def who_to_ask(g: Graph, source_ids: list[str], decision_id: str | None = None) -> list[Expert]:
+    """Whom to ask about these sources (a decision's: ``decision_id``), by the guard's one ranking
+    (``guard.experts.ranked``, rules E1–E4) over the files the sources touched, each with why they are named."""
+    if not source_ids and decision_id is None:
         return []
+    files = _touched(g, source_ids)
+    voices = (
+        experts.authors(g, [decision_id]).get(decision_id, []) if decision_id else experts.source_voices(g, source_ids)
+    )
+    pagerank, betweenness = experts.centrality(g)
+    people = experts.People(experts.editors(g, files), pagerank, betweenness, experts.latest_activity(g))
+    ranked, _ = experts.ranked(people, files, voices, g.store.settings.inactive_days)
+    if not ranked:
+        return []
+    wrote, comments, seen = _involvement(g, source_ids)
+    out = []
+    for e in ranked:
+        why = []
+        if e.login in wrote:
+            why.append(f"wrote {', '.join(wrote[e.login])}")
+        if e.login in comments:
+            why.append(f"commented {comments[e.login]}× in the discussion")
+        if e.edits:
+            why.append(f"edited these files ({e.edits} edits)")
+        out.append(Expert(e.login, "; ".join(why) or "named in the discussion", e.last_active or seen.get(e.login)))
+    return out
+
+
+def _touched(g: Graph, source_ids: list[str]) -> list[str]:
+    rows = g.read(
+        "UNWIND $ids AS sid MATCH (:Source {id: sid})-[:TOUCHES]->(f:File) RETURN DISTINCT f.path AS path",
+        {"ids": source_ids},
+        name="detail.who.files",
+    )
+    return sorted(r["path"] for r in rows if r["path"])
+
+
+def _involvement(g: Graph, source_ids: list[str]) -> tuple[dict[str, list[str]], dict[str, int], dict[str, str]]:
+    """Who wrote which of these sources, who commented how often, and when each was last active: the reasons."""
     human = "coalesce(p.is_bot, false) = false"
     # each walk starts from the sources (index lookups) and only then fans out: the planner would otherwise
-    # start from every Person or every EDITED edge, which costs half a second on a 20k-PR graph
+    # start from every Person, which costs half a second on a 20k-PR graph
     authors = g.read(
         f"UNWIND $ids AS sid MATCH (s:Source {{id: sid}}) WITH s MATCH (s)<-[:AUTHORED]-(p:Person) WHERE {human} "
         "RETURN p.login AS login, p.last_active AS last_active, s.id AS id, s.kind AS kind, s.number AS number, "
@@ -491,24 +527,18 @@ def who_to_ask(g: Graph, source_ids: list[str]) -> list[Expert]:
         {"ids": source_ids},
         name="detail.who.reviewers",
     )
-    editors = g.read(
-        "UNWIND $ids AS sid MATCH (:Source {id: sid})-[:TOUCHES]->(f:File) WITH DISTINCT f "
-        f"MATCH (f)<-[e:EDITED]-(p:Person) WHERE {human} "
-        "RETURN p.login AS login, p.last_active AS last_active, sum(e.count) AS edits ORDER BY edits DESC, login LIMIT $k",
-        {"ids": source_ids, "k": MAX_EXPERTS},
-        name="detail.who.editors",
-    )
     wrote: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}
     for r in authors:
         wrote.setdefault(r["login"], []).append(source_label(r))
-    out = {r["login"]: Expert(r["login"], f"wrote {', '.join(wrote[r['login']])}", r["last_active"]) for r in authors}
+        if r["last_active"]:
+            seen[r["login"]] = r["last_active"]
+    comments: dict[str, int] = {}
     for r in reviewers:
-        out.setdefault(r["login"], Expert(r["login"], f"commented {r['n']}× in the discussion", r["last_active"]))
-    for r in editors:
-        out.setdefault(
-            r["login"], Expert(r["login"], f"edited these files ({int(r['edits'] or 0)} edits)", r["last_active"])
-        )
-    return list(out.values())[:MAX_EXPERTS]
+        comments[r["login"]] = comments.get(r["login"], 0) + int(r["n"] or 0)
+        if r["last_active"]:
+            seen[r["login"]] = r["last_active"]
+    return wrote, comments, seen
 
 
 # --- blast radius ------------------------------------------------------------------------------------------------

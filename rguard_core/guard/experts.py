@@ -1,9 +1,23 @@
-"""Who to ask: humans who edited the diff's files, ranked by PageRank and betweenness computed in FalkorDB.
+"""Who to ask: the one ranking of people for a decision or for files (the Guard, the Decision graph's detail
+pane, ``who-knows`` and the MCP ``who_knows`` tool all call ``ranked``/``rank``).
 
-Both algorithms run over Person-[:COLLABORATED]->Person (humans only, weighted by shared files).
-Score = 0.5 * PageRank + 0.3 * betweenness (each scaled to the repository's maximum) + 0.2 * the person's
-share of edits on the files; people inactive for Settings.inactive_days (counted back from the
-repository's latest activity) count a third. Bus factor = active human editors of the files.
+Rules, applied in order:
+
+- **E1 editors.** The candidates are the humans (never bots) who edited the files: each file's top
+  ``MAX_EDITORS_PER_FILE`` editors by edit count. Score = 0.5 * PageRank + 0.3 * betweenness (both over
+  Person-[:COLLABORATED]->Person, humans only, weighted by shared files, each scaled to the repository's
+  maximum; computed in FalkorDB once per ingest) + 0.2 * the person's share of edits on the files.
+- **E2 voices.** A candidate who wrote the decision's source, or commented on it, gets ``VOICE_BONUS``.
+- **E3 inactive.** People inactive for Settings.inactive_days (counted back from the repository's latest
+  activity) count ``INACTIVE_WEIGHT`` (a third).
+- **E4 discussion.** When nobody edited the files (a decision from an issue, files only bots touched, a graph
+  without file history), the decision's voices are named instead, score 0: its source's human authors, then
+  who commented on it, most comments first.
+- At most ``MAX_EXPERTS`` people, best score first (ties by login). Bus factor = active human editors of the
+  files.
+
+A decision's voices are ``authors(graph, decision_ids)`` (its ``source_id``'s authors and commenters); for
+sources that are not a decision's (a claim's, an action's), ``source_voices``.
 """
 
 from __future__ import annotations
@@ -19,6 +33,7 @@ MAX_EXPERTS = 3
 BETWEENNESS_SEED = 42  # a fixed seed: the same graph gives the same experts
 BETWEENNESS_SAMPLES = 32
 INACTIVE_WEIGHT = 1 / 3
+VOICE_BONUS = 0.05
 
 MAX_EDITORS_PER_FILE = 30  # a hot file's top editors by edit count; the long tail never ranks anyway
 
@@ -45,14 +60,16 @@ CALL algo.betweenness({nodeLabels: ['Person'], relationshipTypes: ['COLLABORATED
                        samplingSize: $samples, samplingSeed: $seed}) YIELD node, score
 RETURN node.login AS login, score ORDER BY login
 """
-AUTHORS_Q = """
-MATCH (d:Decision) WHERE d.id IN $ids WITH d
-MATCH (s:Source) WHERE s.id = d.source_id
-WITH d, s
-MATCH (s)<-[:AUTHORED]-(a:Person)
-WHERE a.is_bot = false
-RETURN d.id AS decision, a.login AS login
-"""
+# who wrote and who discussed a source; each query is prefixed by one of the two ways to name the sources (KEYED_*)
+KEYED_BY_DECISION = (
+    "MATCH (d:Decision) WHERE d.id IN $ids WITH d MATCH (s:Source) WHERE s.id = d.source_id WITH d.id AS key, s "
+)
+KEYED_BY_SOURCE = "UNWIND $ids AS sid MATCH (s:Source {id: sid}) WITH sid AS key, s "
+AUTHORS_Q = "MATCH (s)<-[:AUTHORED]-(a:Person) WHERE a.is_bot = false RETURN key, a.login AS login ORDER BY key, login"
+COMMENTERS_Q = (
+    "MATCH (s)<-[:ON]-(c:Comment)<-[:AUTHORED]-(p:Person) WHERE p.is_bot = false "
+    "RETURN key, p.login AS login, count(c) AS n ORDER BY key, n DESC, login"
+)
 
 
 @dataclass
@@ -117,16 +134,49 @@ def betweenness(graph: Graph) -> dict[str, float]:
 
 
 def authors(graph: Graph, ids: list[str]) -> dict[str, list[str]]:
+    """Each decision's voices (rules E2, E4): its source's human authors, then who commented on it."""
+    return _voices(graph, KEYED_BY_DECISION, ids, "experts.authors")
+
+
+def source_voices(graph: Graph, source_ids: list[str]) -> list[str]:
+    """The voices of these sources together: their human authors, then who commented on them."""
+    by_source = _voices(graph, KEYED_BY_SOURCE, source_ids, "experts.source_voices")
+    wrote = [login for sid in source_ids for login in by_source.get(sid, [])]
+    return list(dict.fromkeys(wrote))
+
+
+def _voices(graph: Graph, keyed: str, ids: list[str], name: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for r in graph.read(AUTHORS_Q, {"ids": ids}, name="experts.authors"):
-        out.setdefault(r["decision"], []).append(r["login"])
+    if not ids:
+        return out
+    for r in graph.read(keyed + AUTHORS_Q, {"ids": ids}, name=name):
+        out.setdefault(r["key"], []).append(r["login"])
+    comments: dict[str, list[tuple[int, str]]] = {}
+    for r in graph.read(keyed + COMMENTERS_Q, {"ids": ids}, name=f"{name}.commenters"):
+        comments.setdefault(r["key"], []).append((-int(r["n"] or 0), r["login"]))
+    for key, rows in comments.items():
+        voices = out.setdefault(key, [])
+        voices += [login for _, login in sorted(rows) if login not in voices]
     return out
 
 
-def rank(
-    people: People, files: list[str], decision_authors: list[str], inactive_days: int
-) -> tuple[list[dict[str, Any]], int]:
-    """Top experts for these files (plus the decision's authors who edited them) and the files' bus factor."""
+@dataclass(frozen=True)
+class Expert:
+    """One person to ask, as ranked; ``edits`` 0 means named from the decision's discussion (rule E4)."""
+
+    login: str
+    score: float
+    edits: int = 0
+    last_active: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The guard's and who-knows' JSON shape."""
+        return {"login": self.login, "score": self.score}
+
+
+def ranked(people: People, files: list[str], voices: list[str], inactive_days: int) -> tuple[list[Expert], int]:
+    """The top experts for these files and the decision whose ``voices`` are given (rules E1–E4), and the files'
+    bus factor."""
     rows = [e for e in people.editors if e["path"] in files]
     edits: dict[str, float] = {}
     last: dict[str, str | None] = {}
@@ -136,18 +186,28 @@ def rank(
     total = sum(edits.values()) or 1.0
     pr_max = max(people.pagerank.values(), default=0) or 1.0
     bt_max = max(people.betweenness.values(), default=0) or 1.0
-    scored: list[dict[str, Any]] = []
+    scored: list[Expert] = []
     active = 0
     for login, n in edits.items():
         score = 0.5 * people.pagerank.get(login, 0) / pr_max + 0.3 * people.betweenness.get(login, 0) / bt_max
-        score += 0.2 * n / total + (0.05 if login in decision_authors else 0)
+        score += 0.2 * n / total + (VOICE_BONUS if login in voices else 0)
         if _inactive(last.get(login), people.latest, inactive_days):
             score *= INACTIVE_WEIGHT
         else:
             active += 1
-        scored.append({"login": login, "score": round(score, 4)})
-    scored.sort(key=lambda x: (-float(x["score"]), str(x["login"])))
+        scored.append(Expert(login, round(score, 4), int(n), last.get(login)))
+    scored.sort(key=lambda x: (-x.score, x.login))
+    if not scored:
+        scored = [Expert(login, 0.0) for login in dict.fromkeys(voices)]
     return scored[:MAX_EXPERTS], active
+
+
+def rank(
+    people: People, files: list[str], decision_authors: list[str], inactive_days: int
+) -> tuple[list[dict[str, Any]], int]:
+    """``ranked`` in the guard's JSON shape (``decision_authors``: the decision's voices, ``authors``)."""
+    who, bus = ranked(people, files, decision_authors, inactive_days)
+    return [e.as_dict() for e in who], bus
 
 
 def _inactive(last: str | None, latest: str | None, days: int) -> bool:
