@@ -17,7 +17,7 @@ _WORD = re.compile(r"[A-Za-z0-9_]{2,}")
 TARGET_KINDS = ("claim", "decision", "source")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Target:
     id: str
     kind: str  # claim | decision | source
@@ -27,7 +27,7 @@ class Target:
     source_id: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class HistoryEntry:
     id: str
     kind: str  # quarantine | claim | ack | wrong | override ...

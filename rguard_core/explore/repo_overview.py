@@ -25,7 +25,7 @@ COUNTED = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class RepoOverview:
     repo: str
     exists: bool
