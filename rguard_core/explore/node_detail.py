@@ -112,7 +112,7 @@ class RejectedAlternative:
     verified: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeDetail:
     """Everything the detail pane shows for one node."""
 
@@ -187,7 +187,11 @@ def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     newer = _links(g, "(n:Decision {id: $id})<-[:SUPERSEDES]-(m:Decision)", prm, "SUPERSEDES", "superseded by")
-    d = NodeDetail(
+    evidence = _quoted(g, p)
+    derived = _links(g, "(n:Decision {id: $id})-[:DERIVED_FROM]->(m:Source)", prm, "SUPPORTS", "derived from")
+    implemented = _links(g, "(n:Decision {id: $id})<-[:IMPLEMENTS]-(m:Action)", prm, "IMPLEMENTS")
+    sources = [x.id for x in derived]
+    return NodeDetail(
         nid,
         "decision",
         "decision",
@@ -195,31 +199,36 @@ def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
         p.get("quote") or "",
         decision_status(p.get("status"), p.get("holds"), p.get("label"), len(newer)),
         p.get("rev"),
-        None,
+        evidence.url if evidence else None,
+        evidence=evidence,
+        rests_on=_justifications(g, "Decision", nid) + derived,
+        rested_on_by=implemented,
+        related=(
+            _links(g, "(n:Decision {id: $id})-[:SUPERSEDES]->(m:Decision)", prm, "SUPERSEDES", "supersedes")
+            + newer
+            + _about(g, "Decision", nid)
+        ),
+        alternatives=_alternatives(g, nid),
+        who_to_ask=who_to_ask(g, sources, nid),
+        files=_files(g, sources, [x.id for x in implemented]),
+        commits=_commits(g, sources),
+        facts={"label": p.get("label"), "extractor": p.get("extractor"), "score_factor": p.get("score_factor")},
     )
-    d.evidence = _quoted(g, p)
-    d.url = d.evidence.url if d.evidence else None
-    derived = _links(g, "(n:Decision {id: $id})-[:DERIVED_FROM]->(m:Source)", prm, "SUPPORTS", "derived from")
-    d.rests_on = _justifications(g, "Decision", nid) + derived
-    d.rested_on_by = _links(g, "(n:Decision {id: $id})<-[:IMPLEMENTS]-(m:Action)", prm, "IMPLEMENTS")
-    d.related = (
-        _links(g, "(n:Decision {id: $id})-[:SUPERSEDES]->(m:Decision)", prm, "SUPERSEDES", "supersedes")
-        + newer
-        + _about(g, "Decision", nid)
-    )
-    d.alternatives = _alternatives(g, nid)
-    sources = [x.id for x in derived]
-    d.who_to_ask = who_to_ask(g, sources, nid)
-    d.files = _files(g, sources, [x.id for x in d.rested_on_by])
-    d.commits = _commits(g, sources)
-    d.facts = {"label": p.get("label"), "extractor": p.get("extractor"), "score_factor": p.get("score_factor")}
-    return d
 
 
 def _claim(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
-    d = NodeDetail(
+    evidence = _quoted(g, p)
+    src = _links(g, "(n:Claim {id: $id})-[:EVIDENCED_BY]->(:Fragment)<-[:HAS_FRAGMENT]-(m:Source)", prm, "SUPPORTS")
+    rested_on_by = _links(g, "(n:Claim {id: $id})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(m)", prm, "JUSTIFIES")
+    decisions = [x.id for x in rested_on_by if x.type == "decision"]
+    rows = g.read(
+        "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
+        {"ids": decisions},
+        name="detail.decision_sources",
+    )
+    return NodeDetail(
         nid,
         "claim",
         p.get("kind") or "claim",
@@ -227,43 +236,25 @@ def _claim(g: Graph, p: dict[str, Any]) -> NodeDetail:
         p.get("quote") or "",
         claim_status(p.get("status"), p.get("holds")),
         p.get("rev"),
-        None,
+        evidence.url if evidence else None,
+        evidence=evidence,
+        rests_on=src + _justifications(g, "Claim", nid),
+        rested_on_by=rested_on_by,
+        related=(
+            _links(g, "(n:Claim {id: $id})-[:SUPERSEDES]->(m:Claim)", prm, "SUPERSEDES", "replaces")
+            + _links(g, "(n:Claim {id: $id})<-[:SUPERSEDES]-(m:Claim)", prm, "SUPERSEDES", "replaced by")
+            + _about(g, "Claim", nid)
+        ),
+        who_to_ask=who_to_ask(g, [x.id for x in src] + [r["id"] for r in rows]),
+        facts={"kind": p.get("kind"), "extractor": p.get("extractor"), "confidence": p.get("confidence")},
     )
-    d.evidence = _quoted(g, p)
-    d.url = d.evidence.url if d.evidence else None
-    src = _links(g, "(n:Claim {id: $id})-[:EVIDENCED_BY]->(:Fragment)<-[:HAS_FRAGMENT]-(m:Source)", prm, "SUPPORTS")
-    d.rests_on = src + _justifications(g, "Claim", nid)
-    d.rested_on_by = _links(g, "(n:Claim {id: $id})<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(m)", prm, "JUSTIFIES")
-    d.related = (
-        _links(g, "(n:Claim {id: $id})-[:SUPERSEDES]->(m:Claim)", prm, "SUPERSEDES", "replaces")
-        + _links(g, "(n:Claim {id: $id})<-[:SUPERSEDES]-(m:Claim)", prm, "SUPERSEDES", "replaced by")
-        + _about(g, "Claim", nid)
-    )
-    decisions = [x.id for x in d.rested_on_by if x.type == "decision"]
-    rows = g.read(
-        "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
-        {"ids": decisions},
-        name="detail.decision_sources",
-    )
-    d.who_to_ask = who_to_ask(g, [x.id for x in src] + [r["id"] for r in rows])
-    d.facts = {"kind": p.get("kind"), "extractor": p.get("extractor"), "confidence": p.get("confidence")}
-    return d
 
 
 def _source(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     label = source_label(p)
-    d = NodeDetail(
-        nid,
-        "source",
-        p.get("kind") or "source",
-        label,
-        p.get("title") or label,
-        source_status(p.get("quarantined")),
-        p.get("rev"),
-        p.get("url"),
-    )
+    kind = p.get("kind") or "source"
     frags = g.read(
         "MATCH (:Source {id: $id})-[:HAS_FRAGMENT]->(f:Fragment) RETURN f.start AS start, f.end AS end, "
         "f.text AS text ORDER BY start",
@@ -271,38 +262,52 @@ def _source(g: Graph, p: dict[str, Any]) -> NodeDetail:
         name="detail.fragments",
     )
     text = p.get("text") or ""
-    d.evidence = SourceText(
-        nid, d.kind, label, d.url, text, [_span(nid, text, f["start"], f["end"], f["text"]) for f in frags]
+    spans = [_span(nid, text, f["start"], f["end"], f["text"]) for f in frags]
+    return NodeDetail(
+        nid,
+        "source",
+        kind,
+        label,
+        p.get("title") or label,
+        source_status(p.get("quarantined")),
+        p.get("rev"),
+        p.get("url"),
+        evidence=SourceText(nid, kind, label, p.get("url"), text, spans),
+        rested_on_by=(
+            _links(g, "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(m:Claim)", prm, "SUPPORTS")
+            + _links(g, "(n:Source {id: $id})<-[:DERIVED_FROM]-(m:Decision)", prm, "SUPPORTS", "derived from it")
+            + _links(
+                g,
+                "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Alternative)"
+                "-[:REJECTED_FOR]->(m:Decision)",
+                prm,
+                "REJECTED",
+                "an alternative it rejected",
+            )
+        ),
+        related=(
+            _links(g, "(n:Source {id: $id})-[:SUPERSEDES]->(m:Source)", prm, "SUPERSEDES", "supersedes")
+            + _links(g, "(n:Source {id: $id})<-[:SUPERSEDES]-(m:Source)", prm, "SUPERSEDES", "superseded by")
+            + _about(g, "Source", nid)
+        ),
+        who_to_ask=who_to_ask(g, [nid]) or ([Expert(p["by"], "wrote this correction")] if p.get("by") else []),
+        files=_files(g, [nid], []),
+        commits=_commits(g, [nid]),
+        facts={
+            k: p.get(k) for k in ("author", "state", "created_at", "merged_at", "status", "by") if p.get(k) is not None
+        },
     )
-    d.rested_on_by = (
-        _links(g, "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(m:Claim)", prm, "SUPPORTS")
-        + _links(g, "(n:Source {id: $id})<-[:DERIVED_FROM]-(m:Decision)", prm, "SUPPORTS", "derived from it")
-        + _links(
-            g,
-            "(n:Source {id: $id})-[:HAS_FRAGMENT]->(:Fragment)<-[:EVIDENCED_BY]-(:Alternative)"
-            "-[:REJECTED_FOR]->(m:Decision)",
-            prm,
-            "REJECTED",
-            "an alternative it rejected",
-        )
-    )
-    d.related = (
-        _links(g, "(n:Source {id: $id})-[:SUPERSEDES]->(m:Source)", prm, "SUPERSEDES", "supersedes")
-        + _links(g, "(n:Source {id: $id})<-[:SUPERSEDES]-(m:Source)", prm, "SUPERSEDES", "superseded by")
-        + _about(g, "Source", nid)
-    )
-    d.who_to_ask = who_to_ask(g, [nid]) or ([Expert(p["by"], "wrote this correction")] if p.get("by") else [])
-    d.files = _files(g, [nid], [])
-    d.commits = _commits(g, [nid])
-    d.facts = {
-        k: p.get(k) for k in ("author", "state", "created_at", "merged_at", "status", "by") if p.get(k) is not None
-    }
-    return d
 
 
 def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
-    d = NodeDetail(
+    rests_on = _links(g, "(n:Action {id: $id})-[:IMPLEMENTS]->(m:Decision)", {"id": nid}, "IMPLEMENTS")
+    rows = g.read(
+        "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
+        {"ids": [x.id for x in rests_on]},
+        name="detail.decision_sources",
+    )
+    return NodeDetail(
         nid,
         "action",
         "action",
@@ -311,23 +316,32 @@ def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
         action_status(p.get("status")),
         p.get("rev"),
         None,
+        rests_on=rests_on,
+        related=_about(g, "Action", nid),
+        who_to_ask=who_to_ask(g, [r["id"] for r in rows]),
+        files=_files(g, [], [nid]),
+        facts={"executed": bool(p.get("executed")), "stored status": p.get("status")},
     )
-    d.rests_on = _links(g, "(n:Action {id: $id})-[:IMPLEMENTS]->(m:Decision)", {"id": nid}, "IMPLEMENTS")
-    d.related = _about(g, "Action", nid)
-    rows = g.read(
-        "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(s:Source) RETURN DISTINCT s.id AS id",
-        {"ids": [x.id for x in d.rests_on]},
-        name="detail.decision_sources",
-    )
-    d.who_to_ask = who_to_ask(g, [r["id"] for r in rows])
-    d.files = _files(g, [], [nid])
-    d.facts = {"executed": bool(p.get("executed")), "stored status": p.get("status")}
-    return d
 
 
 def _correction(g: Graph, p: dict[str, Any]) -> NodeDetail:
     nid = p["id"]
-    d = NodeDetail(
+    rests_on: list[Link] = []
+    evidence = None
+    if p.get("source_id"):
+        rests_on = _links(g, "(m:Source {id: $sid})", {"sid": p["source_id"]}, "SUPPORTS", "the reviewer's words")
+        src = g.read(_Q_SOURCE, {"id": p["source_id"]}, name="detail.source")
+        if src:
+            text = src[0]["text"] or ""
+            evidence = SourceText(
+                src[0]["id"],
+                src[0]["kind"] or "",
+                source_label(src[0]),
+                src[0]["url"],
+                text,
+                [_span(src[0]["id"], text, 0, len(text), text)],
+            )
+    return NodeDetail(
         nid,
         "correction",
         p.get("kind") or "correction",
@@ -336,29 +350,16 @@ def _correction(g: Graph, p: dict[str, Any]) -> NodeDetail:
         correction_status(p.get("state")),
         p.get("rev"),
         None,
+        evidence=evidence,
+        rests_on=rests_on,
+        rested_on_by=_links(g, "(n:Correction {id: $id})-[:ABOUT]->(m)", {"id": nid}, "CORRECTS"),
+        who_to_ask=[Expert(p["by"], "made this correction")] if p.get("by") else [],
+        facts={
+            k: p.get(k)
+            for k in ("kind", "by", "reason", "state", "created_at", "target_id", "replacement_id")
+            if p.get(k) is not None
+        },
     )
-    d.rested_on_by = _links(g, "(n:Correction {id: $id})-[:ABOUT]->(m)", {"id": nid}, "CORRECTS")
-    if p.get("source_id"):
-        d.rests_on = _links(g, "(m:Source {id: $sid})", {"sid": p["source_id"]}, "SUPPORTS", "the reviewer's words")
-        src = g.read(_Q_SOURCE, {"id": p["source_id"]}, name="detail.source")
-        if src:
-            text = src[0]["text"] or ""
-            d.evidence = SourceText(
-                src[0]["id"],
-                src[0]["kind"] or "",
-                source_label(src[0]),
-                src[0]["url"],
-                text,
-                [_span(src[0]["id"], text, 0, len(text), text)],
-            )
-    if p.get("by"):
-        d.who_to_ask = [Expert(p["by"], "made this correction")]
-    d.facts = {
-        k: p.get(k)
-        for k in ("kind", "by", "reason", "state", "created_at", "target_id", "replacement_id")
-        if p.get(k) is not None
-    }
-    return d
 
 
 # --- shared walks ------------------------------------------------------------------------------------------------
