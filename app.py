@@ -9,6 +9,7 @@ import streamlit as st
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
 from ui.common import get_store, set_url_param, url_param
+from ui.theme import connection_dot
 
 # a local icon: a :material/...: page icon makes the browser fetch the favicon from a remote font host
 ICON = Path(__file__).resolve().parent / "ui" / "static" / "rguard.png"
@@ -36,7 +37,7 @@ def sidebar() -> None:
             st.error(f"FalkorDB unavailable: {e}")
             return
         kind = "embedded" if store.embedded else "server"
-        st.caption(f"{':green[●]' if ok else ':red[●]'} FalkorDB {kind}: `{store.target}`")
+        st.caption(f"{connection_dot(ok)} FalkorDB {kind}: `{store.target}`")
         if not repos:
             st.caption("No repositories ingested yet.")
             st.session_state.pop("repo", None)

@@ -10,7 +10,10 @@ from rguard_core.explore.graph_view import EDGE_WORDS, NODE_TYPES, SOURCE_KINDS,
 from ui import theme
 
 ROOT = Path(__file__).resolve().parent.parent
-HEX = re.compile(r"#[0-9a-fA-F]{6}\b|[\"':]#[0-9a-fA-F]{3}\b|[ :]#[0-9a-fA-F]{3};")
+# a hex colour, or a Streamlit colour directive written in code (text colours and badges come from the theme too)
+COLOUR = re.compile(
+    r"#[0-9a-fA-F]{6}\b|[\"':]#[0-9a-fA-F]{3}\b|[ :]#[0-9a-fA-F]{3};|:(?:red|green|orange|violet|gray|blue)(?:-badge)?\["
+)
 
 
 def test_every_word_of_the_core_has_its_look() -> None:
@@ -27,10 +30,13 @@ def test_badges_read_as_before() -> None:
     assert theme.premise_badge("R6", "stale") == ":orange-badge[R6 stale]"
     assert theme.verdict("contradicts") == ":red[**CONTRADICTS**]"
     assert theme.verdict("related") == theme.verdict("note") == ":orange[**RELATED**]"
+    assert (theme.connection_dot(True), theme.connection_dot(False)) == (":green[●]", ":red[●]")
 
 
 def test_no_colour_outside_the_theme() -> None:
     """The core holds no colours at all; the ui and the pages take theirs from ui/theme.py."""
     files = [*ROOT.glob("rguard_core/**/*.py"), *ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]
-    found = [f"{p.relative_to(ROOT)}: {m}" for p in files if p.name != "theme.py" for m in HEX.findall(p.read_text())]
+    found = [
+        f"{p.relative_to(ROOT)}: {m}" for p in files if p.name != "theme.py" for m in COLOUR.findall(p.read_text())
+    ]
     assert found == []

@@ -122,6 +122,11 @@ LABEL_BACKGROUND = "rgba(255,255,255,0.8)"
 TRANSPARENT = "rgba(0,0,0,0)"
 
 
+def connection_dot(ok: bool) -> str:
+    """The sidebar's engine light (``:green[●]`` when FalkorDB answers)."""
+    return ":green[●]" if ok else ":red[●]"
+
+
 def badge(status: str) -> str:
     """A node status as a Streamlit badge (``:green-badge[holds]``)."""
     return f":{STATUS_BADGE.get(status, 'gray')}-badge[{status}]"
