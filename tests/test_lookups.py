@@ -23,7 +23,7 @@ def test_who_knows_matches_the_guards_experts(store: Store, seed: str, capsys: p
     finding = next(
         f for f in run_guard(store, seed, seed_diff("idle-8h")).findings if f.decision_id == "decision:pr:17"
     )
-    # same people in the same order as the guard's "ask" (scores differ only by the guard's decision-author bonus)
+    # same people in the same order as the guard's "ask" (scores differ only by the guard's E2 voice bonus)
     assert [e["login"] for e in res["experts"]] == [e["login"] for e in finding.experts] == ["jdelacroix", "hyamamoto"]
     assert res["bus_factor"] == finding.bus_factor == 1
     assert main(["who-knows", "--repo", seed, "tollgate/sessions.py", "docs/none.md"]) == 0
