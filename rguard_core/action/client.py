@@ -79,7 +79,7 @@ class ActionClient:
             return resp
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    def _json(self, resp: requests.Response, want: type) -> Any:
+    def _json[T](self, resp: requests.Response, want: type[T]) -> T:
         try:
             data = resp.json()
         except ValueError:

@@ -20,7 +20,7 @@ DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "eval" / "cases.
 DEFAULT_WHY_CASES = DEFAULT_CASES.parent / "why_cases.yaml"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("eval", help="measure the guard on labelled diffs and the memory against baselines")
     esub = p.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
 

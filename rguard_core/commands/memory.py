@@ -15,7 +15,7 @@ from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("memory", help="corrections and what still stands (memory workspaces and repositories)")
     msub = p.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
 

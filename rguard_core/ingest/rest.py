@@ -151,7 +151,7 @@ class SnapshotSource:
     def _where(self, rel: str) -> str:
         return os.path.join(self._dir, rel)
 
-    def _record(self, rel: str, check: Callable[[Any, str], Any]) -> Any:
+    def _record[T](self, rel: str, check: Callable[[Any, str], T]) -> T | None:
         """A checked record, or None when the file is absent or holds ``null`` (a problem, not an error)."""
         data = self._load(rel)
         if data is _MISSING:
