@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontypes import JSONObject
+
 VARIANTS = ("base", "hidden-mirror")
 N_SOURCES, N_COMPROMISED, OBS_PER_SOURCE, SENTENCES = 12, 3, 3, 7
 N_L1, N_L2, N_DECISIONS, N_CYCLES, N_CORROBORATED = 18, 16, 20, 4, 4
@@ -101,7 +103,7 @@ class MemoryInstance:
 
     seed: int
     variant: str
-    scenario: dict[str, Any]
+    scenario: JSONObject
     reported: tuple[str, ...]  # compromised sources the systems are told about
     truly_bad: tuple[str, ...]  # reported + hidden mirrors: what the oracle quarantines
     mirrors: dict[str, str] = field(default_factory=dict)  # mirror source -> the original it copies (hidden)
@@ -162,12 +164,12 @@ class _Builder:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.sources: dict[str, dict[str, Any]] = {}
+        self.sources: dict[str, JSONObject] = {}
         self.sentences: dict[str, list[str]] = {}
-        self.claims: list[dict[str, Any]] = []
-        self.justs: list[dict[str, Any]] = []
-        self.decs: list[dict[str, Any]] = []
-        self.actions: list[dict[str, Any]] = []
+        self.claims: list[JSONObject] = []
+        self.justs: list[JSONObject] = []
+        self.decs: list[JSONObject] = []
+        self.actions: list[JSONObject] = []
 
     def add_source(self, sid: str) -> None:
         vendor = self.rng.choice(VENDORS)
@@ -240,7 +242,7 @@ class _Builder:
                     }
                 )
 
-    def scenario(self) -> dict[str, Any]:
+    def scenario(self) -> JSONObject:
         return {
             "sources": [dict(s) for s in self.sources.values()],
             "claims": [dict(c) for c in self.claims],

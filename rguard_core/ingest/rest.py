@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import SnapshotError
+from ..jsontypes import JSONObject
 from . import records
 
-Json = dict[str, Any]
+Json = JSONObject  # a GitHub answer or snapshot record (records.py checks its fields)
 
 
 class RestSource(Protocol):
