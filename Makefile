@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt pyproject.toml | cksum | cut -d' ' -f1)
 PORT ?= 8501
 
-.PHONY: run test lint setup seed e2e bench clean test-server
+.PHONY: run test lint setup seed e2e bench clean test-server test-fast
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || "$$(scripts/find_python312.sh)" -m venv $(VENV)
@@ -28,6 +28,17 @@ lint: $(STAMP)
 
 test: lint
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The tests that need no database, in seconds: tests/conftest.py marks `db` every test whose fixtures reach the
+# session's data dir or whose module starts an engine or a Streamlit app. The engine is made unavailable (an empty
+# data dir, binaries that do not exist, no FALKORDB_URL), so a test that needs it after all fails at once.
+test-fast: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; env -u FALKORDB_URL -u FALKORDB_READ_URL RGUARD_DATA_DIR="$$d" \
+	  RGUARD_REDIS_SERVER=/nonexistent/redis-server RGUARD_FALKORDB_MODULE=/nonexistent/falkordb.so \
+	  $(PY) -m pytest -q -p no:cacheprovider -m "not db"
 
 # The memory, guard, ingest and view tests against a standalone FalkorDB server (FALKORDB_URL) with the official
 # image's 10,000-row result cap, started from the bundled binaries; tests/test_server_mode.py (in `make test`)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -190,10 +191,10 @@ def find_box(store: Store, repo: str) -> tuple[int, tuple[str, ...]]:
     )
     if text.strip() and st.session_state.get("dg_find_seen") != text:
         st.session_state["dg_find_seen"] = text
-        hits = guarded(search, store, repo, text) or []
-        st.session_state["dg_hits"] = hits
-        if hits:
-            focus_on(hits[0].id)
+        found = guarded(search, store, repo, text) or []
+        st.session_state["dg_hits"] = found
+        if found:
+            focus_on(found[0].id)
         else:
             st.warning(f"Nothing matches “{md(text)}”: try other words, a file name, or a PR number like #12.")
     hits: list[SearchHit] = st.session_state.get("dg_hits") or []
@@ -336,7 +337,7 @@ def detail_pane(store: Store, repo: str, view: GraphView, blast: BlastRadius | N
     if selected and selected not in labels:
         lab = node_labels(store.repo_graph(repo), [selected]).get(selected)
         labels[selected] = lab.text(70) if lab else selected
-    unset = {} if PICK in st.session_state and st.session_state[PICK] in ids else {"index": None}
+    unset: dict[str, Any] = {} if PICK in st.session_state and st.session_state[PICK] in ids else {"index": None}
     if unset:
         st.session_state.pop(PICK, None)  # never both a default and a state value, nor a value not offered
     st.selectbox(

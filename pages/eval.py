@@ -211,24 +211,24 @@ def memory_section() -> None:
     seeds = int(st.number_input("Seeds per variant", min_value=1, max_value=100, value=20, key="eval_seeds"))
     store = get_store()
     if st.button("Run memory benchmark (both variants)", key="eval_run_memory"):
-        results = []
+        runs = []
         bar = st.progress(0.0, text="starting")
         for variant in ("base", "hidden-mirror"):
             res = guarded(run_memory_bench, store, seeds, variant, progress=_progress_callback(bar, variant))
             if res is None:
                 return
             append_run(store.settings, "memory", res.history_record())
-            results.append(res.as_dict())
-        st.session_state["eval_memory"] = results
+            runs.append(res.as_dict())
+        st.session_state["eval_memory"] = runs
     results = st.session_state.get("eval_memory")
     if results:
         df = pd.DataFrame(T.memory_rows(results))
         st.dataframe(df, hide_index=True, column_config=_percent_columns(df, list(T.MEMORY_COLUMNS)))
-        for res in results:
-            d = res["mirror_aware"]["detection"]
+        for run in results:
+            d = run["mirror_aware"]["detection"]
             st.caption(
-                f"{res['variant']}: mirror detection found {d['correct']} of {d['mirrors']} hidden mirrors, "
-                f"{d['false']} false; {res['seeds']} seeds in {res['seconds']} s"
+                f"{run['variant']}: mirror detection found {d['correct']} of {d['mirrors']} hidden mirrors, "
+                f"{d['false']} false; {run['seeds']} seeds in {run['seconds']} s"
             )
     past = list_runs(store.settings, "memory", limit=20).runs
     if past:

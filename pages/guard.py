@@ -26,9 +26,10 @@ st.caption(
     "their premises, and shows the quote, the link, who to ask and the Cypher it ran."
 )
 
-repo = require_repo()
-if not repo:
+chosen = require_repo()
+if not chosen:
     st.stop()
+repo: str = chosen  # a module global: the functions below would not see the narrowing of `chosen`
 store = get_store()
 llm_ready = bool(store.settings.openai_base_url)
 
@@ -191,6 +192,6 @@ if current is not None and current.report.repo == repo:
             with st.container(border=True):
                 st.markdown(f"~~{f.label}~~ · {md(f.summary)} · decision {md(f.decision_id)}")
                 st.caption(md(f"Dismissed by {d.by} on {d.at[:10]} for these lines: {d.reason}"))
-                e = next((x for x in given.get(f.decision_id, []) if x.correction == d.correction), None)
-                if e is not None:
-                    undo_entry(e)
+                entry = next((x for x in given.get(f.decision_id, []) if x.correction == d.correction), None)
+                if entry is not None:
+                    undo_entry(entry)

@@ -246,7 +246,7 @@ def _retry_wait(headers: Any, failures: int) -> float:
                 return min(MAX_RETRY_WAIT_S, max(0.0, float(raw) * scale))
         except ValueError:
             pass
-    return min(MAX_RETRY_WAIT_S, 0.5 * 2 ** (failures - 1))
+    return min(MAX_RETRY_WAIT_S, 0.5 * 2.0 ** (failures - 1))
 
 
 def _body_text(e: openai.APIStatusError) -> str:

@@ -12,21 +12,22 @@ from pydantic import Field
 
 from .codemap import walks
 from .db import Graph
+from .jsontypes import JSONObject
 
 Repo = Annotated[str, Field(description="repository OWNER/NAME as ingested (see list_repos)", max_length=201)]
 FilePath = Annotated[
     str, Field(description="a file path relative to the repository root, like 'src/app/db.py'", max_length=1000)
 ]
-Tool = tuple[Callable[..., dict[str, Any]], str, ToolAnnotations]
+Tool = tuple[Callable[..., JSONObject], str, ToolAnnotations]
 
 
 def codemap_tools(
-    graph: Callable[[str], Graph], wrap: Callable[[Callable[..., dict[str, Any]]], Any], read: ToolAnnotations
+    graph: Callable[[str], Graph], wrap: Callable[[Callable[..., JSONObject]], Any], read: ToolAnnotations
 ) -> list[Tool]:
     """(tool, description, annotations) for each walk; ``graph`` opens a repository's graph or raises."""
 
     @wrap
-    def code_neighbours(repo: Repo, path: FilePath) -> dict[str, Any]:
+    def code_neighbours(repo: Repo, path: FilePath) -> JSONObject:
         return walks.neighbours(graph(repo), repo, path).as_dict()
 
     @wrap
@@ -37,15 +38,15 @@ def codemap_tools(
         direction: Annotated[
             Literal["in", "out"], Field(description="out: what it imports; in: who imports it")
         ] = "out",
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         return walks.walk(graph(repo), repo, path, depth, direction).as_dict()
 
     @wrap
-    def code_blast_radius(repo: Repo, path: FilePath) -> dict[str, Any]:
+    def code_blast_radius(repo: Repo, path: FilePath) -> JSONObject:
         return walks.blast_radius(graph(repo), repo, path).as_dict()
 
     @wrap
-    def code_chain(repo: Repo, a: FilePath, b: FilePath) -> dict[str, Any]:
+    def code_chain(repo: Repo, a: FilePath, b: FilePath) -> JSONObject:
         return walks.chain(graph(repo), repo, a, b).as_dict()
 
     return [

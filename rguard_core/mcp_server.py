@@ -28,6 +28,7 @@ from pydantic import Field
 from .config import Settings
 from .db import Graph, Store, open_store, validate_repo
 from .errors import ConfigError, RGuardError, UnknownRepository
+from .jsontypes import JSONObject
 from .mcp_codemap import codemap_tools
 from .untrusted import NOTICE, mark_quoted
 
@@ -63,15 +64,15 @@ class ServerConfig:
         return cls(allow_writes, settings.reviewer, settings)
 
 
-def _result(data: dict[str, Any]) -> dict[str, Any]:
+def _result(data: JSONObject) -> JSONObject:
     return {"untrusted_data_notice": NOTICE, **mark_quoted(data)}
 
 
-def _tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+def _tool(fn: Callable[..., JSONObject]) -> Callable[..., JSONObject]:
     """RGuard's own errors become tool errors with their message (the model can act on it)."""
 
     @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    def run(*args: Any, **kwargs: Any) -> JSONObject:
         try:
             return _result(fn(*args, **kwargs))
         except RGuardError as e:
@@ -116,7 +117,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
     write = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
     @_tool
-    def list_repos() -> dict[str, Any]:
+    def list_repos() -> JSONObject:
         s = be.store()
         return {"store": s.target, "repos": s.list_repos(), "workspaces": s.list_workspaces()}
 
@@ -132,7 +133,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
             Field(description="the PR number this diff belongs to, if any: its own decision is left out", ge=1),
         ] = None,
         with_cypher: Annotated[bool, Field(description="include every Cypher statement the guard ran")] = False,
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .guard import run_guard
 
         report = run_guard(be.store(), repo, diff, judge=judge, pr=pr)
@@ -153,7 +154,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
                 description="add a short LLM synthesis citing only retrieved receipts (needs the server's LLM endpoint)"
             ),
         ] = False,
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .explore.why import why as answer
         from .llm import LLMClient
 
@@ -164,7 +165,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
     def who_knows(
         repo: Repo,
         files: Annotated[list[str], Field(description="repository-relative file paths", min_length=1, max_length=200)],
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .guard.lookups import who_knows as rank
 
         return rank(be.store(), repo, files).as_dict()
@@ -178,7 +179,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
                 description="decision ids from guard_diff or why, like 'decision:pr:20'", min_length=1, max_length=100
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .guard.lookups import check_premises as check
 
         return check(be.store(), repo, decision_ids).as_dict()
@@ -205,7 +206,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
             str | None,
             Field(description="for wrong: the diff the guard judged (instead of lines_key)", max_length=10_000_000),
         ] = None,
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .guard import record_feedback as record
 
         by = be.writer("record_feedback")
@@ -216,7 +217,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
         repo: Repo,
         claim_id: Annotated[str, Field(description="the claim to correct")],
         text: Annotated[str, Field(description="the corrected statement", min_length=1, max_length=4000)],
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .memory import preview_correction as preview
 
         # writes nothing, so it runs read-only too; it is attributed to the configured reviewer when there is one
@@ -235,7 +236,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
                 description="the claim's revision from preview_correction; a claim that changed since is refused", ge=0
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .memory import apply_correction as apply
 
         by = be.writer("apply_correction")
@@ -248,13 +249,13 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
             str, Field(description="the source (PR, issue, comment, document) to distrust, like 'pr:12'")
         ],
         reason: Annotated[str, Field(description="why it cannot be trusted", max_length=4000)] = "",
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         from .memory import quarantine_source as quarantine
 
         by = be.writer("quarantine_source")
         return quarantine(be.graph(repo), source_id, reason=reason, by=by).as_dict()
 
-    tools: list[tuple[Callable[..., dict[str, Any]], str, ToolAnnotations]] = [
+    tools: list[tuple[Callable[..., JSONObject], str, ToolAnnotations]] = [
         (list_repos, "The repositories (and memory workspaces) that have a graph.", read),
         (
             guard_diff,

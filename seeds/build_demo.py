@@ -17,25 +17,23 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # run as a script or loaded by path: the sibling data modules are importable
 
 from edits import EditError, RevertOf, Sub, apply_edits  # noqa: E402
-from story_model import PR, Issue, Note, Person, Review, Story, StoryError, load_story  # noqa: E402
+from story_checks import check_links, check_people_and_times, check_stories  # noqa: E402
+from story_model import PR, Issue, Note, Person, Review, Story, StoryError, default_story  # noqa: E402
+from story_report import story_json, story_md  # noqa: E402
 
 __all__ = ["PR", "Issue", "Person", "RevertOf", "Story", "StoryError", "Sub", "Builder", "build", "main"]
 
-STORY = load_story()
+STORY = default_story()
 REPO = STORY.full_name
 WEB = f"https://github.com/{REPO}"
 DEFAULT_OUT = HERE / "demo"
 GENERATED = ("github", "tree", "STORY.md", "story.json")  # everything the script owns inside --out
 INITIAL_TREE = STORY.initial_tree
-PEOPLE: list[Person] = STORY.people
-STORIES: list[Story] = STORY.stories
-NOISE_LABELS = STORY.noise_labels
 
 # --------------------------------------------------------------------------------------------------------------
 # The engine: numbers, placeholders, the tree replay, patches
@@ -43,7 +41,6 @@ NOISE_LABELS = STORY.noise_labels
 
 _PLACEHOLDER = re.compile(r"<<(?:(n|sha):)?([a-z0-9_]+)>>")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\b:?\s+#(\d+)\b", re.I)
 
 
 def unwrap(text: str) -> str:
@@ -352,281 +349,6 @@ def write_snapshot(b: Builder, out: Path) -> None:
     for path, text in b.head.items():
         (out / "tree" / path).parent.mkdir(parents=True, exist_ok=True)
         (out / "tree" / path).write_text(text, encoding="utf-8")
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Consistency checks on the story itself
-# --------------------------------------------------------------------------------------------------------------
-
-
-def check_people_and_times(b: Builder) -> None:
-    logins = {p.login for p in PEOPLE}
-    for event in b.events:
-        comments = [*getattr(event, "review", []), *event.notes]
-        for who in [event.author, *(c.author for c in comments)]:
-            if who not in logins:
-                raise StoryError(f"{event.key}: unknown person {who}")
-        ended = event.merged or event.closed if isinstance(event, PR) else None
-        for c in comments:
-            if c.at < event.created or (ended and c.at > ended):
-                raise StoryError(f"{event.key}: comment at {c.at} outside {event.created} .. {ended}")
-
-
-def check_links(b: Builder) -> None:
-    """Every completed issue is closed by the merge of a PR that fixes it; a fixed issue left open was reopened."""
-    fixed_at: dict[int, list[str]] = {}
-    for pr in b.prs():
-        if pr.merged:
-            for n in _CLOSING.findall(b.body(pr.body)):
-                fixed_at.setdefault(int(n), []).append(pr.merged)
-    for issue in b.issues():
-        n = b.numbers[issue.key]
-        if issue.state_reason == "completed" and issue.closed not in fixed_at.get(n, []):
-            raise StoryError(f"{issue.key} (#{n}) is completed but no merged PR that fixes it merged at {issue.closed}")
-        if issue.closed is None and n in fixed_at and issue.state_reason != "reopened":
-            raise StoryError(f"{issue.key} (#{n}) is fixed by a merged PR but open without being reopened")
-    for n in fixed_at:
-        if not isinstance(b.events[n - 1], Issue):
-            raise StoryError(f"a PR fixes #{n}, which is not an issue")
-
-
-def comment_bodies(b: Builder, keys: list[str]) -> list[str]:
-    out = []
-    for key in keys:
-        event = b.by_key[key]
-        out += [b.resolve(c.body) for c in [*getattr(event, "review", []), *event.notes]]
-    return out
-
-
-def added_by(b: Builder, path: str, line: str) -> str | None:
-    """The last merged PR whose patch adds ``line`` to ``path`` (None: it came with the initial import)."""
-    found = None
-    for key in b.merge_order:
-        for row in b.files[key]:
-            if row["filename"] == path and ("+" + line) in row["patch"].split("\n"):
-                found = key
-    return found
-
-
-def check_stories(b: Builder) -> None:
-    for s in STORIES:
-        pr = b.by_key[s.decision_pr]
-        if not (isinstance(pr, PR) and pr.merged):
-            raise StoryError(f"story {s.id}: {s.decision_pr} is not a merged PR")
-        if s.decision not in b.body(pr.body):
-            raise StoryError(f"story {s.id}: the decision sentence is not verbatim in {s.decision_pr}'s body")
-        bodies = comment_bodies(b, s.prs + [e.key for e in b.events])
-        for alt in s.alternatives:
-            if not any(alt in body for body in bodies):
-                raise StoryError(f"story {s.id}: alternative not verbatim in any comment: {alt[:60]}")
-        own = 0
-        for path, lines in s.lines.items():
-            head = b.head.get(path, "").split("\n")
-            for line in lines:
-                if line not in head:
-                    raise StoryError(f"story {s.id}: {path} has no line {line!r} at HEAD")
-                own += added_by(b, path, line) in s.prs
-        if not own:
-            raise StoryError(f"story {s.id}: none of its decisive lines was added by one of its PRs")
-
-
-# --------------------------------------------------------------------------------------------------------------
-# STORY.md and story.json: the map later work writes labelled diffs from
-# --------------------------------------------------------------------------------------------------------------
-
-
-def last_activity(b: Builder) -> dict[str, str]:
-    """Each login's latest authored item (PR, issue or comment), as its created time."""
-    seen: dict[str, str] = {}
-    for event in b.events:
-        stamps = [(event.author, event.created)]
-        stamps += [(c.author, c.at) for c in [*getattr(event, "review", []), *event.notes]]
-        for login, at in stamps:
-            seen[login] = max(seen.get(login, ""), at)
-    return seen
-
-
-def pr_state(pr: PR) -> str:
-    return "merged" if pr.merged else "closed (not merged)" if pr.closed else "open"
-
-
-def issue_state(issue: Issue) -> str:
-    return f"closed ({issue.state_reason})" if issue.closed else "open" + (" (reopened)" if issue.state_reason else "")
-
-
-def story_json(b: Builder) -> dict:
-    num = b.numbers
-    stories = []
-    for s in STORIES:
-        lines = []
-        for path, wanted in s.lines.items():
-            head = b.head[path].split("\n")
-            for line in wanted:
-                by = added_by(b, path, line)
-                lines.append(
-                    {"path": path, "line": line, "lineno": head.index(line) + 1, "added_by_pr": num[by] if by else None}
-                )
-        stories.append(
-            {
-                "id": s.id,
-                "title": s.title,
-                "decision_pr": num[s.decision_pr],
-                "decision": s.decision,
-                "prs": [num[k] for k in s.prs],
-                "issues": [num[k] for k in s.issues],
-                "files": list(s.lines),
-                "decisive_lines": lines,
-                "rejected_alternatives": s.alternatives,
-                "premise": b.resolve(s.premise),
-                "contradicting_changes": s.undo_ideas,
-                "benign_changes": [b.resolve(x) for x in s.benign_ideas],
-            }
-        )
-    seen = last_activity(b)
-    return {
-        "repo": REPO,
-        "generated_by": "seeds/build_demo.py",
-        "people": [
-            {
-                "login": p.login,
-                "name": p.name,
-                "role": p.role,
-                "is_bot": p.is_bot,
-                "last_active": seen.get(p.login, "")[:10],
-            }
-            for p in PEOPLE
-        ],
-        "pulls": [
-            {
-                "number": num[pr.key],
-                "key": pr.key,
-                "title": b.resolve(pr.title),
-                "author": pr.author,
-                "state": pr_state(pr),
-                "noise": bool(set(pr.labels) & NOISE_LABELS),
-                "files": [row["filename"] for row in b.files[pr.key]],
-            }
-            for pr in b.prs()
-        ],
-        "issues": [
-            {
-                "number": num[i.key],
-                "key": i.key,
-                "title": i.title,
-                "author": i.author,
-                "state": "closed" if i.closed else "open",
-                "state_reason": i.state_reason,
-            }
-            for i in b.issues()
-        ],
-        "special": numbered(b, STORY.special),
-        "stories": stories,
-    }
-
-
-def numbered(b: Builder, value: Any) -> Any:
-    """special.yaml with every PR/issue key replaced by that event's number (paths and logins stay)."""
-    if isinstance(value, dict):
-        return {k: numbered(b, v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [numbered(b, v) for v in value]
-    return b.numbers.get(value, value) if isinstance(value, str) else value
-
-
-def md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def story_md(b: Builder, data: dict) -> str:
-    num = b.numbers
-    prs, issues = b.prs(), b.issues()
-    out = [
-        f"# Demo seed: {REPO}",
-        "",
-        "Generated by `seeds/build_demo.py` from the data in `seeds/story/`; edit the data and re-run the script,",
-        "never these files. A fictional Python usage-metering and billing service. `github/` is the GitHub REST",
-        "snapshot (`rguard ingest snapshot`),",
-        "`tree/` is every file at HEAD (the code labelled diffs apply to), `story.json` is this page as data.",
-        "",
-        f"{len(prs)} PRs ({sum(1 for p in prs if p.merged)} merged, {sum(1 for p in prs if not p.merged and p.closed)} "
-        f"closed without merge, {sum(1 for p in prs if not p.merged and not p.closed)} open), {len(issues)} issues "
-        f"({sum(1 for i in issues if not i.closed)} open), 3 ADRs (ADR-0001 superseded by ADR-0003).",
-        "",
-        "## People",
-        "",
-        "| login | name | role | last active |",
-        "|---|---|---|---|",
-    ]
-    out += [f"| {p['login']} | {p['name']} | {md_cell(p['role'])} | {p['last_active']} |" for p in data["people"]]
-    out += [
-        "",
-        "## Story lines",
-        "",
-        "| story | decision PR | other PRs | issues | files | decision (verbatim) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for s in data["stories"]:
-        others = ", ".join(f"#{n}" for n in s["prs"] if n != s["decision_pr"]) or "-"
-        out.append(
-            f"| {s['id']} | #{s['decision_pr']} | {others} | {', '.join(f'#{n}' for n in s['issues'])} | "
-            f"{', '.join(s['files'])} | {md_cell(s['decision'])} |"
-        )
-    for i, s in enumerate(data["stories"], start=1):
-        out += [
-            "",
-            f"### {i}. {s['title']} (`{s['id']}`)",
-            "",
-            f"Decision, from #{s['decision_pr']}:",
-            "",
-            f"> {s['decision']}",
-            "",
-        ]
-        if s["rejected_alternatives"]:
-            out += ["Rejected alternatives and reasons (verbatim review comments):", ""]
-            out += [f"- {alt}" for alt in s["rejected_alternatives"]] + [""]
-        out += [f"Premises: {s['premise']}", "", "Decisive lines at HEAD:", ""]
-        for path in s["files"]:
-            rows = [d for d in s["decisive_lines"] if d["path"] == path]
-            where = ", ".join(
-                f"{d['lineno']} (#{d['added_by_pr']})" if d["added_by_pr"] else f"{d['lineno']} (initial)" for d in rows
-            )
-            out += [f"- `{path}`, lines {where}:", "", "```"] + [d["line"] for d in rows] + ["```", ""]
-        out += ["A contradicting change would, for example:", ""] + [f"- {u}" for u in s["contradicting_changes"]]
-        out += ["", "A benign change nearby would, for example:", ""] + [f"- {u}" for u in s["benign_changes"]]
-    sp = data["special"]
-    out += [
-        "",
-        "## Cases for the premise rules",
-        "",
-        f"- Revert pair: #{sp['revert']['revert']} reverts #{sp['revert']['reverted']}; the decision is re-done "
-        f"differently in #{sp['revert']['redo']}.",
-        f"- Stale premise: #{sp['stale_fix']['pr']} (merged) says Fixes #{sp['stale_fix']['issue_still_open']}, "
-        "which is open again (reopened).",
-        f"- Depends on an unmerged PR: #{sp['depends_on_unmerged']['pr']} (merged) depends on "
-        f"#{sp['depends_on_unmerged']['depends_on']} (open).",
-        "- Refs/See to issues that stay open: " + ", ".join(f"#{a} -> #{c}" for a, c in sp["refs_open_issue"]) + ".",
-        f"- Superseded ADR: `{sp['superseded_adr']['old']}` (Status: superseded) by `{sp['superseded_adr']['new']}`, "
-        f"both in #{sp['superseded_adr']['changed_by_pr']}.",
-        "- Inactive authors (last activity before 2025-06): " + ", ".join(sp["inactive_authors"]) + ".",
-        "- Closed without merge: " + ", ".join(f"#{n}" for n in sp["closed_unmerged"]) + ".",
-        "",
-        "## All pull requests",
-        "",
-        "| # | title | author | state | created | merged/closed | labels |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for pr in prs:
-        out.append(
-            f"| {num[pr.key]} | {md_cell(b.resolve(pr.title))} | {pr.author} | {pr_state(pr)} | "
-            f"{pr.created[:10]} | {(pr.merged or pr.closed or '')[:10]} | {', '.join(pr.labels)} |"
-        )
-    out += ["", "## All issues", "", "| # | title | author | state | created | closed |", "|---|---|---|---|---|---|"]
-    for issue in issues:
-        out.append(
-            f"| {num[issue.key]} | {md_cell(issue.title)} | {issue.author} | {issue_state(issue)} | "
-            f"{issue.created[:10]} | {(issue.closed or '')[:10]} |"
-        )
-    return "\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ Edits use the shared format in seeds/edits.py.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,12 @@ def _story(raw: dict[str, Any]) -> Story:
         undo_ideas=list(raw.get("undo_ideas", [])),
         benign_ideas=list(raw.get("benign_ideas", [])),
     )
+
+
+@functools.cache
+def default_story() -> StoryData:
+    """The story in seeds/story/, read once per process (the engine and its checks and report share it)."""
+    return load_story()
 
 
 def load_story(root: Path = STORY_DIR) -> StoryData:

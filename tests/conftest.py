@@ -93,6 +93,35 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             print(f"could not stop the engine in {state.parent}: {e}")
 
 
+# `make test-fast` runs the tests not marked `db`, and the mark is worked out here, not kept by hand: a test needs
+# the database when its fixture closure holds the session's data dir (settings, store and graph all rest on it;
+# a module may override it, as test_engine.py does), or when its module imports something that starts an engine
+# or a Streamlit app itself. A test that slips through anyway fails at once under test-fast, which points the
+# engine at binaries that do not exist.
+DB_FIXTURES = frozenset({"data_dir"})
+ENGINE_STARTERS = frozenset({"AppTest", "open_store", "ensure_engine", "engine_status", "stop_engine", "Server"})
+
+
+def _needs_db(item: pytest.Item) -> bool:
+    if DB_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    module = getattr(item, "module", None)
+    if module is None:
+        return False
+    if Path(module.__file__ or "").parent.name == "e2e":
+        return True  # browser tests: a Streamlit server on the demo seed
+    return any(
+        name in ENGINE_STARTERS and getattr(value, "__module__", "").startswith(("streamlit", "rguard_core", "tests"))
+        for name, value in vars(module).items()
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _needs_db(item):
+            item.add_marker(pytest.mark.db)
+
+
 def realdata_or_skip() -> Path:
     if not (REALDATA / "github").is_dir():
         pytest.skip(f"../shared/realdata not present at {REALDATA}; real-data tests skipped")

@@ -270,13 +270,13 @@ def test_argument_that_is_not_utf8(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("url", ["api.github.com", "ftp://example.com", "https://"])
-def test_github_api_url_without_scheme(capsys: pytest.CaptureFixture[str], url: str) -> None:
+def test_github_api_url_without_scheme(data_dir: Path, capsys: pytest.CaptureFixture[str], url: str) -> None:
     code, _, err = run(["ingest", "github", "acme/x", "--api-url", url, "--quiet"], capsys)
     assert code == 2
     one_error_line(err, repr(url), "GITHUB_API_URL", "https://api.github.com")
 
 
-def test_record_pointing_at_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_record_pointing_at_a_file(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "file"
     f.write_text("x")
     code, _, err = run(["ingest", "github", "acme/x", "--api-url", "http://127.0.0.1:9", "--record", str(f)], capsys)
@@ -444,7 +444,7 @@ def test_a_warning_behind_one_oversized_file_still_fails_the_gate(
 
 
 def test_a_garbage_database_file_is_called_corrupt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "data" / "falkordb.db"
     db.parent.mkdir()

@@ -292,7 +292,7 @@ def test_nul_and_control_characters_are_cleaned_and_quotes_stay_exact(
 
 
 def test_snapshot_oddities_are_problems_in_the_coverage_report(
-    tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     d = copy_ledger(tmp_path, repo_name)
     write_json(d / "pulls/12.json", {**read_json(d / "pulls/12.json"), "number": 99})  # name disagrees with number
@@ -318,7 +318,7 @@ def test_snapshot_oddities_are_problems_in_the_coverage_report(
 
 @pytest.mark.parametrize("layout", ["pulls is a file", "empty"])
 def test_a_snapshot_without_prs_says_so(
-    tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str], layout: str
+    data_dir: Path, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str], layout: str
 ) -> None:
     d = tmp_path / "repos" / repo_name
     d.mkdir(parents=True)
@@ -334,7 +334,7 @@ def test_a_snapshot_without_prs_says_so(
 
 
 def test_a_linked_repository_folder_is_read_but_links_below_it_must_stay_inside(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Assembling a snapshot from folders kept elsewhere is fine; a file inside that leaves them is not."""
     import uuid
@@ -357,7 +357,7 @@ def test_a_linked_repository_folder_is_read_but_links_below_it_must_stay_inside(
 
 
 def test_the_skipped_files_report_never_opens_a_fifo_and_does_not_repeat_oddities(
-    tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, tmp_path: Path, repo_name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     d = copy_ledger(tmp_path, repo_name)
     os.mkfifo(d / "issues" / "77.json")  # an issue no PR links to: only listed, never opened

@@ -234,7 +234,7 @@ def test_cli_json_and_history(store: Store, tmp_path: Path, capsys: pytest.Captu
     assert "catch 100.0%" in capsys.readouterr().out
 
 
-def test_cli_rejects_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_cli_rejects_bad_input(data_dir: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["eval", "replay", "--git", str(tmp_path / "nope"), "--no-save"]) == 2
     assert "does not exist" in capsys.readouterr().err
     gr = GitRepo(tmp_path / "neg")

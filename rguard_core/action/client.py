@@ -10,8 +10,9 @@ import requests
 
 from ..errors import GitHubError, RateLimited
 from ..ingest.github import next_link
+from ..jsontypes import JSONObject
 
-Json = dict[str, Any]
+Json = JSONObject  # GitHub's answers and the payloads sent to it
 TIMEOUT_S = 30
 GET_ATTEMPTS = 3
 MAX_COMMENT_PAGES = 30  # 3,000 comments: far beyond any pull request a human reads
@@ -45,7 +46,7 @@ class ActionClient:
         *,
         accept: str | None = None,
         json: Any = None,
-        params: dict[str, Any] | None = None,
+        params: dict[str, str | int] | None = None,
     ) -> requests.Response:
         attempts = GET_ATTEMPTS if method == "GET" else 1  # a write is never sent twice
         for attempt in range(1, attempts + 1):
@@ -79,7 +80,7 @@ class ActionClient:
             return resp
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    def _json(self, resp: requests.Response, want: type) -> Any:
+    def _json[T](self, resp: requests.Response, want: type[T]) -> T:
         try:
             data = resp.json()
         except ValueError:
@@ -102,7 +103,7 @@ class ActionClient:
     def issue_comments(self, number: int) -> list[Json]:
         out: list[Json] = []
         url: str | None = self._url(f"/issues/{number}/comments")
-        params: dict[str, Any] | None = {"per_page": 100}
+        params: dict[str, str | int] | None = {"per_page": 100}
         for _ in range(MAX_COMMENT_PAGES):
             if url is None:
                 break

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import RGuardError
+from ..jsontypes import JSONObject
 
 _COMMAND = re.compile(
     r"^[ \t]*/rguard[ \t]+(?P<kind>ack|wrong|override)\b[ \t]*(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE | re.DOTALL
@@ -43,7 +44,7 @@ class Outcome:
     detail: str
 
 
-def parse_command(comment: dict[str, Any]) -> Command | None:
+def parse_command(comment: JSONObject) -> Command | None:
     """The comment's first ``/rguard`` command, or None (not a command, or written by a bot)."""
     user = comment.get("user") or {}
     if not isinstance(user, dict) or user.get("type") == "Bot" or not isinstance(comment.get("id"), int):

@@ -7,11 +7,23 @@ goes through untrusted.md_code / md_block, so none of it renders as Markdown or 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from ..guard.model import Finding, GuardReport, ParsedDiff
 from ..untrusted import md_block, md_code, md_link, one_line
 from .commands import Outcome, encode_state
+
+
+class CheckAnnotation(TypedDict):
+    """One entry of a check run's ``output.annotations``, as GitHub's REST API takes it."""
+
+    path: str
+    start_line: int
+    end_line: int
+    annotation_level: Literal["notice", "warning", "failure"]
+    title: str
+    message: str
+
 
 MARKER = "<!-- rguard -->"
 MAX_BODY = 60_000  # GitHub refuses comments over 65,536 characters
@@ -131,10 +143,10 @@ def _new_start(header: str) -> int:
         return 1
 
 
-def check_annotations(report: GuardReport, diff: ParsedDiff) -> list[dict[str, Any]]:
+def check_annotations(report: GuardReport, diff: ParsedDiff) -> list[CheckAnnotation]:
     """One annotation per finding, on the first changed line of the diff file that reached its decision."""
     lines = annotation_lines(diff)
-    out = []
+    out: list[CheckAnnotation] = []
     for f in report.findings:
         files = [p[len("file:") :] for p in f.path if p.startswith("file:") and p[len("file:") :] in lines]
         path = files[0] if files else next(iter(lines), None)

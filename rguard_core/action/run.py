@@ -16,13 +16,13 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..db import Store, validate_repo
 from ..errors import GitHubError, InvalidInput, UnknownRepository
 from ..guard import record_feedback, run_guard
 from ..guard.diffparse import parse_diff
 from ..guard.model import GuardReport, ParsedDiff
+from ..jsontypes import JSONObject
 from ..precommit import finding_line
 from .client import ActionClient
 from .commands import Command, Outcome, decode_state, handle, parse_command
@@ -44,7 +44,7 @@ class ActionResult:
     finding_lines: list[str] = field(default_factory=list)  # one line per finding, terminal-safe (the job log)
     skipped_files: list[str] = field(default_factory=list)  # left unchecked by the diff limits: fails the gate
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "pr": self.pr,
             "head_sha": self.head_sha,
@@ -76,7 +76,7 @@ def pr_from_event(event_path: str | None) -> int | None:
     return None
 
 
-def find_sticky(comments: list[dict[str, Any]], author: str | None = None) -> dict[str, Any] | None:
+def find_sticky(comments: list[JSONObject], author: str | None = None) -> JSONObject | None:
     """The first comment starting with the marker by ``author`` (default: any bot, as the Actions token is)."""
     for c in comments:
         user = c.get("user") or {}
@@ -117,7 +117,7 @@ def run_action(
     # a "wrong" dismisses the finding on the lines this pull request changes (its lines_key in this report)
     lines_of = {f.decision_id: f.lines_key for f in [*report.findings, *report.dismissed]}
 
-    def record(cmd: Command, decision: str) -> dict[str, Any]:
+    def record(cmd: Command, decision: str) -> JSONObject:
         return record_feedback(
             store,
             graph_repo,

@@ -61,7 +61,7 @@ def analyse(tree: Tree, progress: Progress | None = None) -> Analysis:
             lang["imports"] += 1
             got = resolver.resolve(path, ref)
             if isinstance(got, str):
-                reason: Reason = got  # type: ignore[assignment]
+                reason: Reason = got
                 cov.unresolved[reason] = cov.unresolved.get(reason, 0) + 1
                 if reason not in OUTSIDE_TREE:
                     lang["internal"] += 1

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from ..db import Graph
 from ..errors import InvalidInput
+from ..jsontypes import JSONObject
 from .model import EDGE_KINDS
 from .write import CODEMAP_ID, file_id
 
@@ -59,7 +60,7 @@ class Step:
     line: int
     specifier: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "source": self.source,
             "target": self.target,
@@ -75,7 +76,7 @@ class Reached:
     depth: int
     via: Step  # the edge that first reached it (from a file one level closer to the start)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"path": self.path, "depth": self.depth, "via": self.via.as_dict()}
 
 
@@ -87,7 +88,7 @@ class FileInfo:
     fan_in: int
     fan_out: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "path": self.path,
             "in_tree": self.in_tree,
@@ -104,7 +105,7 @@ class Neighbours:
     imported_by: list[Step]
     commit: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "file": self.file.as_dict(),
             "commit": self.commit,
@@ -125,7 +126,7 @@ class Walk:
     complete: bool  # False when MAX_FILES cut the walk or the depth limit stopped it with more to find
     commit: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "start": self.start,
             "direction": self.direction,
@@ -148,7 +149,7 @@ class Chain:
     steps: list[Step]
     commit: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "a": self.a,
             "b": self.b,
@@ -178,9 +179,9 @@ class Status:
     files: int
     edges: int
     resolved_ratio: float
-    coverage: dict[str, Any]
+    coverage: JSONObject  # the build's Coverage.as_dict(), stored as JSON on the CodeMap node
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "status": self.status,
             "commit": self.commit,

@@ -13,7 +13,7 @@ import datetime as dt
 import json
 import uuid
 from collections import Counter
-from typing import Any
+from typing import Any, TypedDict
 
 from ..db import Graph
 from ..errors import ConflictError
@@ -127,7 +127,17 @@ def write_codemap(graph: Graph, info: TreeInfo, analysis: Analysis, force: bool 
     return counts
 
 
-def _file_rows(analysis: Analysis) -> list[dict[str, Any]]:
+class FileRow(TypedDict):
+    """One ``File`` node as the UNWIND write takes it."""
+
+    id: str
+    path: str
+    lang: str
+    fan_in: int
+    fan_out: int
+
+
+def _file_rows(analysis: Analysis) -> list[FileRow]:
     """Every parsed file and every edge target, with distinct importers (fan_in) and imported files (fan_out)."""
     pairs = {(e.source, e.target) for e in analysis.edges}
     fan_out = Counter(s for s, _ in pairs)

@@ -12,7 +12,7 @@ from ..errors import ConfigError
 from ..guard.run import JUDGES
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "action", help="GitHub Action step: guard a pull request, upsert the sticky comment, add a check run"
     )

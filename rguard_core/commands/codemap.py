@@ -15,7 +15,7 @@ from ..errors import UnknownRepository
 from ..graph_state import require_complete
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("codemap", help="the import graph of a repository's code (proven edges only)")
     csub = p.add_subparsers(dest="codemap_command", required=True, metavar="COMMAND")
 

@@ -8,7 +8,7 @@ from ..cli import print_json
 from ..config import Settings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("engine", help="the embedded FalkorDB engine of this data dir: status, start, stop")
     esub = p.add_subparsers(dest="engine_command", required=True, metavar="ACTION")
     for name, fn, text in (

@@ -15,12 +15,13 @@ from ..cli import print_json
 from ..config import Settings
 from ..db import open_store
 from ..errors import InvalidInput
+from ..jsontypes import JSONObject
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "eval" / "cases.yaml"
 DEFAULT_WHY_CASES = DEFAULT_CASES.parent / "why_cases.yaml"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("eval", help="measure the guard on labelled diffs and the memory against baselines")
     esub = p.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
 
@@ -276,7 +277,7 @@ def run_history_cmd(args: argparse.Namespace) -> int:
                 f"recall {_pct(m.get('recall'))}  fp {_pct(m.get('false_positive_rate'))}"
             )
         else:
-            rg: dict[str, Any] = next((s for s in r.get("systems", []) if s.get("system") == "rguard"), {})
+            rg: JSONObject = next((s for s in r.get("systems", []) if s.get("system") == "rguard"), {})
             print(
                 f"{r.get('at')}  {str(r.get('git_sha') or '-')[:12]:<12}  {r.get('variant')}  seeds {r.get('seeds')}  "
                 f"rguard poisoned served {_pct(rg.get('poisoned_served'))}"
@@ -293,7 +294,7 @@ def run_check_cmd(args: argparse.Namespace) -> int:
 
     cases = load_cases(args.cases)
     failures = check_applies(cases, args.tree) if args.tree else {}
-    data: dict[str, Any] = {
+    data: JSONObject = {
         "repo": cases.repo,
         "cases": len(cases.cases),
         "kinds": cases.kinds(),

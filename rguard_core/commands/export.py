@@ -9,7 +9,7 @@ from ..db import open_store
 from ..explore.graph_export import export_graph
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="print a repository's whole graph as JSON")
     p.add_argument("--repo", required=True, help="OWNER/NAME")
     p.add_argument("--json", action="store_true", help="JSON output (the only format; accepted for symmetry)")

@@ -19,7 +19,7 @@ from ..guard.run import JUDGES
 EXIT_WARN = 3
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("guard", help="warn before a diff undoes an earlier decision")
     p.add_argument("--repo", required=True, help="OWNER/NAME (must be ingested)")
     p.add_argument("--diff", metavar="FILE|-", help="a unified diff file, or - for stdin")

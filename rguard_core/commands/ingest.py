@@ -15,7 +15,7 @@ from ..ingest.request import IngestRequest, run_ingest
 MAX_PROBLEMS_SHOWN = 10
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ingest", help="ingest a repository's history (GitHub, snapshot folder, local git clone)")
     isub = p.add_subparsers(dest="source", required=True, metavar="SOURCE")
 

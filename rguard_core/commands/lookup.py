@@ -9,7 +9,7 @@ from ..db import open_store
 from ..guard.lookups import check_premises, who_knows
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     w = sub.add_parser("who-knows", help="whom to ask about files (the guard's expert ranking)")
     w.add_argument("--repo", required=True, help="OWNER/NAME (must be ingested)")
     w.add_argument("files", nargs="+", help="repository-relative paths")

@@ -7,15 +7,15 @@ With ``--json`` each prints one JSON document (the contract other tools parse).
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..cli import print_json
 from ..db import Graph, open_store
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("memory", help="corrections and what still stands (memory workspaces and repositories)")
     msub = p.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
 
@@ -102,7 +102,7 @@ def _graph(args: argparse.Namespace) -> Graph:
     return graph
 
 
-def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> int:
+def _emit(args: argparse.Namespace, data: JSONObject, lines: list[str]) -> int:
     if args.json:
         print_json(data)
     else:
@@ -128,7 +128,7 @@ def run_load(args: argparse.Namespace) -> int:
     )
 
 
-def _step_lines(d: dict[str, Any]) -> list[str]:
+def _step_lines(d: JSONObject) -> list[str]:
     restored = d.get("restored") or {}
     return [
         *([f"  claims restored: {', '.join(restored['claims'])}"] if restored.get("claims") else []),

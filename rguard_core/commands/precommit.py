@@ -17,7 +17,7 @@ from ..precommit import CONFIG_FILE, report_lines, staged_change
 from .guard import EXIT_WARN
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("precommit", help="guard the staged diff of the git repository you are in (pre-commit hook)")
     p.add_argument(
         "--repo", help=f"OWNER/NAME of the graph (default: 'repo:' in {CONFIG_FILE}, else the origin remote)"

@@ -8,7 +8,7 @@ from ..cli import print_json
 from ..db import open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("repos", help="list repositories and memory workspaces that have a graph")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)

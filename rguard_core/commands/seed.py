@@ -9,7 +9,7 @@ from ..db import open_store
 from ..seed import load_demo
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("seed", help="load the demo seed (acme/tollgate + memory scenarios); safe to re-run")
     p.add_argument("--force", action="store_true", help="re-ingest even when the same seed is already loaded")
     p.add_argument("--json", action="store_true")

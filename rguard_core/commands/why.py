@@ -10,7 +10,7 @@ from ..explore.why import WhyAnswer, why
 from ..llm import LLMClient
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("why", help="answer a why-question from the repository's decisions, with receipts")
     p.add_argument("--repo", required=True, help="OWNER/NAME")
     p.add_argument("question", help='for example "why do we keep unknown prices as null?"')

@@ -20,6 +20,7 @@ import yaml
 
 from ..db import validate_repo
 from ..errors import DiffParseError, InvalidInput
+from ..jsontypes import JSONObject
 
 LABELS = ("contradicts", "benign")
 # The kinds the issue asks for; other kinds are accepted (a repository may define its own).
@@ -36,7 +37,7 @@ class GuardCase:
     diff: str
     why: str = ""
     expect_source: int | str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)  # the case's other fields in the file, kept as written
 
 
 @dataclass(frozen=True)

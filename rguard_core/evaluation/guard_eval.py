@@ -24,23 +24,77 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypedDict
 
 from ..config import Settings
 from ..db import Store
+from ..jsontypes import JSONObject
 from .cases import CaseSet, GuardCase
 from .history import RunInfo, current_run
 
 Progress = Callable[[int, int, str], None]  # (done, total, case id)
 
 
-@dataclass
+# The metrics block of the CLI's JSON contract (see the module docstring), written as-is to --json and history.
+class KindStats(TypedDict):
+    label: str
+    n: int
+    warned: int
+    ok: int
+    ok_rate: float | None
+    recall: float | None
+    false_positive_rate: float | None
+    attribution: float | None
+
+
+class RuleStats(TypedDict):
+    hits: int
+    fired: int
+    false_hits: int
+
+
+class SplitStats(TypedDict):
+    cases: int
+    contradicts: int
+    caught: int
+    attributed: int
+    benign: int
+    false_warnings: int
+    recall: float | None
+    false_positive_rate: float | None
+
+
+class CaseCounts(TypedDict):
+    cases: int
+    contradicts: int
+    benign: int
+    caught: int
+    false_warnings: int
+    ok: int
+
+
+class GuardMetrics(TypedDict):
+    recall: float | None
+    false_positive_rate: float | None
+    precision: float | None
+    attribution: float | None
+    by_kind: dict[str, KindStats]
+    by_rule: dict[str, RuleStats]
+    by_split: dict[str, SplitStats]
+    graph_ms_p50: float | None
+    graph_ms_p95: float | None
+    total_ms_p50: float | None
+    total_ms_p95: float | None
+    counts: CaseCounts
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """One case as the guard saw it."""
 
     case: GuardCase
     verdict: str
-    findings: list[dict[str, Any]]
+    findings: list[JSONObject]  # the guard report's findings as its --json has them
     timings_ms: dict[str, float]
     cited: list[str] = field(default_factory=list)
     attributed: bool = False
@@ -55,7 +109,7 @@ class CaseResult:
             return self.warned and self.attributed
         return not self.warned
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         c = self.case
         return {
             "id": c.id,
@@ -73,15 +127,15 @@ class CaseResult:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class GuardEvalResult:
     repo: str
     cases_file: str
-    metrics: dict[str, Any]
+    metrics: GuardMetrics
     results: list[CaseResult]
     run: RunInfo
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         """The CLI's JSON contract: metrics, cases, run (plus repo and cases_file)."""
         return {
             "metrics": self.metrics,
@@ -91,7 +145,7 @@ class GuardEvalResult:
             "cases_file": self.cases_file,
         }
 
-    def history_record(self) -> dict[str, Any]:
+    def history_record(self) -> JSONObject:
         """What history keeps: everything but the findings and diffs (those are in the cases file and graph)."""
         return {
             **self.run.as_dict(),
@@ -139,7 +193,7 @@ def run_guard_eval(
     return GuardEvalResult(target, case_set.path, compute_metrics(results), results, run)
 
 
-def score_case(case: GuardCase, report: dict[str, Any]) -> CaseResult:
+def score_case(case: GuardCase, report: JSONObject) -> CaseResult:
     """Attach what the guard said (its report dict) to a case: verdict, cited sources, attribution."""
     findings = list(report.get("findings") or [])
     contra = [f for f in findings if f.get("label") == "contradicts"]
@@ -149,7 +203,7 @@ def score_case(case: GuardCase, report: dict[str, Any]) -> CaseResult:
     return CaseResult(case, str(report.get("verdict")), findings, timings, cited, attributed)
 
 
-def source_label(finding: dict[str, Any]) -> str:
+def source_label(finding: JSONObject) -> str:
     """How a finding's source is shown: ``#N`` for a PR or issue, the path for a doc, else the decision id."""
     src = finding.get("source") or {}
     if src.get("number") is not None:
@@ -163,7 +217,7 @@ _ADR = re.compile(r"(?i)^adr[-_ ]?0*(\d+)$")
 _LEADING_NUMBER = re.compile(r"^0*(\d+)")
 
 
-def cites(finding: dict[str, Any], expect: int | str) -> bool:
+def cites(finding: JSONObject, expect: int | str) -> bool:
     """Does this finding point at the expected source?"""
     src = finding.get("source") or {}
     if isinstance(expect, int):
@@ -181,7 +235,7 @@ def cites(finding: dict[str, Any], expect: int | str) -> bool:
     return False
 
 
-def compute_metrics(results: list[CaseResult]) -> dict[str, Any]:
+def compute_metrics(results: list[CaseResult]) -> GuardMetrics:
     """The metrics block of the contract (see the module docstring for the definitions)."""
     contra = [r for r in results if r.case.label == "contradicts"]
     benign = [r for r in results if r.case.label == "benign"]
@@ -213,8 +267,8 @@ def compute_metrics(results: list[CaseResult]) -> dict[str, Any]:
     }
 
 
-def _by_kind(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _by_kind(results: list[CaseResult]) -> dict[str, KindStats]:
+    out: dict[str, KindStats] = {}
     for kind in dict.fromkeys(r.case.kind for r in results):
         rs = [r for r in results if r.case.kind == kind]
         labels = sorted({r.case.label for r in rs})
@@ -234,15 +288,15 @@ def _by_kind(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _rules(finding: dict[str, Any]) -> list[str]:
+def _rules(finding: JSONObject) -> list[str]:
     return [str(r.get("id")) for r in finding.get("rules") or [] if isinstance(r, dict)]
 
 
-def by_rule(results: list[CaseResult]) -> dict[str, dict[str, int]]:
+def by_rule(results: list[CaseResult]) -> dict[str, RuleStats]:
     """Hits and false hits per judge rule (see the module docstring)."""
-    out: dict[str, dict[str, int]] = {}
+    out: dict[str, RuleStats] = {}
 
-    def bump(rule: str, key: str) -> None:
+    def bump(rule: str, key: Literal["hits", "fired", "false_hits"]) -> None:
         out.setdefault(rule, {"hits": 0, "fired": 0, "false_hits": 0})[key] += 1
 
     for r in results:
@@ -273,9 +327,9 @@ def split_of(case_id: str) -> str | None:
     return None if m is None else ("dev" if int(m.group(1)) % 2 else "holdout")
 
 
-def by_split(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
+def by_split(results: list[CaseResult]) -> dict[str, SplitStats]:
     """Recall and false warnings of the dev and held-out halves (an empty dict when ids are not numbered)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, SplitStats] = {}
     for split in ("dev", "holdout"):
         rs = [r for r in results if split_of(r.case.id) == split]
         if not rs:

@@ -11,12 +11,13 @@ import datetime as dt
 import fcntl
 import json
 import subprocess
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ..config import Settings
 from ..errors import InvalidInput
+from ..jsontypes import JSONObject
 
 KINDS = ("guard", "memory", "replay", "why")
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -30,7 +31,7 @@ class RunInfo:
     git_sha: str | None
     judge: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 
@@ -60,7 +61,7 @@ def history_path(settings: Settings, kind: str) -> Path:
     return settings.data_dir / "eval" / f"{kind}.jsonl"
 
 
-def append_run(settings: Settings, kind: str, record: dict[str, Any]) -> Path:
+def append_run(settings: Settings, kind: str, record: JSONObject) -> Path:
     """Append one run record (a JSON object) to the kind's history file."""
     path = history_path(settings, kind)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,21 +75,21 @@ def append_run(settings: Settings, kind: str, record: dict[str, Any]) -> Path:
     return path
 
 
-@dataclass
+@dataclass(frozen=True)
 class History:
-    runs: list[dict[str, Any]]  # newest first
+    runs: list[JSONObject]  # newest first, each as the history file holds it
     skipped: int  # damaged lines that could not be read
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"runs": self.runs, "skipped": self.skipped}
 
 
-def list_runs(settings: Settings, kind: str, *, limit: int = 50, where: dict[str, Any] | None = None) -> History:
+def list_runs(settings: Settings, kind: str, *, limit: int = 50, where: Mapping[str, object] | None = None) -> History:
     """The newest ``limit`` runs of a kind, optionally only those whose top-level fields equal ``where``."""
     path = history_path(settings, kind)
     if not path.is_file():
         return History([], 0)
-    runs: list[dict[str, Any]] = []
+    runs: list[JSONObject] = []
     skipped = 0
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if not line.strip():

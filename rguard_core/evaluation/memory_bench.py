@@ -22,9 +22,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Store
+from ..jsontypes import JSONObject
 from .history import RunInfo, current_run
 from .memory_gen import VARIANTS, MemoryInstance, generate
 from .memory_oracle import Truth, judge
@@ -60,29 +60,29 @@ def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def mean_row(system: str, per_seed: list[dict[str, float | None]]) -> dict[str, Any]:
-    row: dict[str, Any] = {"system": system}
+def mean_row(system: str, per_seed: list[dict[str, float | None]]) -> JSONObject:
+    row: JSONObject = {"system": system}
     defined: dict[str, int] = {}
     for m in METRICS:
-        vals = [r[m] for r in per_seed if r[m] is not None]
-        row[m] = round(sum(vals) / len(vals), 4) if vals else None  # type: ignore[arg-type]
+        vals = [v for r in per_seed if (v := r[m]) is not None]
+        row[m] = round(sum(vals) / len(vals), 4) if vals else None
         defined[m] = len(vals)
     row["defined_seeds"] = defined
     return row
 
 
-@dataclass
+@dataclass(frozen=True)
 class MemoryBenchResult:
     seeds: int
     variant: str
-    systems: list[dict[str, Any]]
-    mirror_aware: dict[str, Any]
-    per_seed: list[dict[str, Any]]
+    systems: list[JSONObject]
+    mirror_aware: JSONObject
+    per_seed: list[JSONObject]
     run: RunInfo
     seconds: float
     notes: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         """The CLI's JSON contract (``systems``, ``seeds``, ``variant``) plus mirror_aware, per_seed and run."""
         return {
             "systems": self.systems,
@@ -95,7 +95,7 @@ class MemoryBenchResult:
             "notes": self.notes,
         }
 
-    def history_record(self) -> dict[str, Any]:
+    def history_record(self) -> JSONObject:
         return {
             **self.run.as_dict(),
             "kind": "memory",
@@ -122,7 +122,7 @@ def run_memory_bench(
     rows: dict[str, list[dict[str, float | None]]] = {
         s: [] for s in ("plain", "delete-cascade", "rguard", "rguard+mirrors")
     }
-    per_seed: list[dict[str, Any]] = []
+    per_seed: list[JSONObject] = []
     detection = {"mirrors": 0, "detected": 0, "correct": 0, "false": 0}
     for seed in range(seeds):
         if progress:
@@ -135,7 +135,7 @@ def run_memory_bench(
             run_rguard(store, inst),
             run_rguard(store, inst, detect=True),
         ]
-        entry: dict[str, Any] = {
+        entry: JSONObject = {
             "seed": seed,
             "claims": len(inst.scenario["claims"]),
             "decisions": len(inst.scenario["decisions"]),

@@ -20,8 +20,17 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from .scenario_doc import (
+    ScenarioAction,
+    ScenarioClaim,
+    ScenarioDecision,
+    ScenarioDoc,
+    ScenarioJustification,
+    ScenarioSource,
+)
 
 VARIANTS = ("base", "hidden-mirror")
 N_SOURCES, N_COMPROMISED, OBS_PER_SOURCE, SENTENCES = 12, 3, 3, 7
@@ -101,7 +110,7 @@ class MemoryInstance:
 
     seed: int
     variant: str
-    scenario: dict[str, Any]
+    scenario: ScenarioDoc
     reported: tuple[str, ...]  # compromised sources the systems are told about
     truly_bad: tuple[str, ...]  # reported + hidden mirrors: what the oracle quarantines
     mirrors: dict[str, str] = field(default_factory=dict)  # mirror source -> the original it copies (hidden)
@@ -162,12 +171,12 @@ class _Builder:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.sources: dict[str, dict[str, Any]] = {}
+        self.sources: dict[str, ScenarioSource] = {}
         self.sentences: dict[str, list[str]] = {}
-        self.claims: list[dict[str, Any]] = []
-        self.justs: list[dict[str, Any]] = []
-        self.decs: list[dict[str, Any]] = []
-        self.actions: list[dict[str, Any]] = []
+        self.claims: list[ScenarioClaim] = []
+        self.justs: list[ScenarioJustification] = []
+        self.decs: list[ScenarioDecision] = []
+        self.actions: list[ScenarioAction] = []
 
     def add_source(self, sid: str) -> None:
         vendor = self.rng.choice(VENDORS)
@@ -206,7 +215,7 @@ class _Builder:
         n = self.rng.randint(lo, hi)
         return list(dict.fromkeys(self.rng.choice(pool) for _ in range(n)))
 
-    def layer(self, prefix: str, n: int, pick: Any) -> list[str]:
+    def layer(self, prefix: str, n: int, pick: Callable[[], list[str]]) -> list[str]:
         ids = []
         for i in range(n):
             cid = f"{prefix}-{i:02d}"
@@ -240,13 +249,13 @@ class _Builder:
                     }
                 )
 
-    def scenario(self) -> dict[str, Any]:
+    def scenario(self) -> ScenarioDoc:
         return {
-            "sources": [dict(s) for s in self.sources.values()],
-            "claims": [dict(c) for c in self.claims],
-            "justifications": [dict(j, premises=list(j["premises"])) for j in self.justs],
-            "decisions": [dict(d) for d in self.decs],
-            "actions": [dict(a) for a in self.actions],
+            "sources": [s.copy() for s in self.sources.values()],
+            "claims": [c.copy() for c in self.claims],
+            "justifications": [{**j, "premises": list(j["premises"])} for j in self.justs],
+            "decisions": [d.copy() for d in self.decs],
+            "actions": [a.copy() for a in self.actions],
         }
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from .scenario_doc import ScenarioDoc
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class Truth:
     labels: dict[str, str | None]
 
 
-def holding(scenario: dict[str, Any], bad: Iterable[str]) -> tuple[set[str], set[str]]:
+def holding(scenario: ScenarioDoc, bad: Iterable[str]) -> tuple[set[str], set[str]]:
     """(claims and decisions that hold, justifications that hold) with the ``bad`` sources quarantined."""
     bad = set(bad)
     nodes = {c["id"] for c in scenario["claims"] if c.get("source") and c.get("quote") and c["source"] not in bad}
@@ -48,7 +49,7 @@ def holding(scenario: dict[str, Any], bad: Iterable[str]) -> tuple[set[str], set
     return nodes, justs
 
 
-def sources_behind(scenario: dict[str, Any], start: Iterable[str], bad: Iterable[str] = ()) -> set[str]:
+def sources_behind(scenario: ScenarioDoc, start: Iterable[str], bad: Iterable[str] = ()) -> set[str]:
     """Sources of the holding observations reachable from ``start`` through holding justifications."""
     nodes, justs = holding(scenario, bad)
     source = {c["id"]: c["source"] for c in scenario["claims"] if c.get("source") and c.get("quote")}
@@ -69,7 +70,7 @@ def sources_behind(scenario: dict[str, Any], start: Iterable[str], bad: Iterable
     return found
 
 
-def judge(scenario: dict[str, Any], bad: Iterable[str]) -> Truth:
+def judge(scenario: ScenarioDoc, bad: Iterable[str]) -> Truth:
     """What should happen when every source in ``bad`` is quarantined."""
     bad = set(bad)
     before, _ = holding(scenario, set())

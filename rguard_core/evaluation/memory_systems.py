@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Store
 from .memory_gen import MemoryInstance
 from .mirrors import MirrorMatch, detect_mirrors, lineage_of, link_mirrors
+from .scenario_doc import ScenarioDoc
 
 SYSTEMS = ("plain", "delete-cascade", "rguard")
 RETRIEVE_WORD = "memo"  # every generated claim statement starts with it, so one query can list all served claims
 
 
-@dataclass
+@dataclass(frozen=True)
 class SystemOutcome:
     """What a system serves and believes after being told about the bad sources."""
 
@@ -40,7 +40,7 @@ class SystemOutcome:
     mirrors: list[MirrorMatch] = field(default_factory=list)
 
 
-def _declared_lineage(scenario: dict[str, Any], reported: tuple[str, ...]) -> set[str]:
+def _declared_lineage(scenario: ScenarioDoc, reported: tuple[str, ...]) -> set[str]:
     parents = {s["id"]: set(s.get("derived_from") or []) for s in scenario["sources"]}
     bad = set(reported)
     grew = True

@@ -12,10 +12,10 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..db import Store, validate_repo
 from ..errors import InvalidInput, UnknownRepository
+from ..jsontypes import JSONObject
 from ..seed import DEMO_REPO, DEMO_SNAPSHOT, seed_fingerprint
 
 PRISTINE_DEMO = "rguard-eval/tollgate"
@@ -44,7 +44,7 @@ class GraphState:
         listed = ", ".join(f"{n} {k}" for k, n in sorted(self.edits.items()))
         return f"scored on {where} as reviewers left it, NOT a pristine graph: {listed} in force"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "repo": self.repo,
             "cases_repo": self.cases_repo,

@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..db import Store, validate_repo
 from ..errors import InvalidInput, RGuardError
@@ -49,6 +49,7 @@ from ..ingest.links import parse_links
 from ..ingest.mechanical import commit_rule, pull_rule
 from ..ingest.model import Commit, Doc, FileChange, Issue, Person, PullRequest, RepoHistory
 from ..ingest.reverts import RevertIndex, RevertLink, revert_shas
+from ..jsontypes import JSONObject
 from .guard_eval import percentile
 from .history import RunInfo, current_run
 
@@ -103,14 +104,14 @@ class ReplayCase:
     cited: tuple[str, ...]  # decisions the contradicting findings name
     rules: tuple[str, ...]  # rule ids on the contradicting findings
     guard_ms: float
-    findings: tuple[dict[str, Any], ...] = ()
+    findings: tuple[JSONObject, ...] = ()  # the guard report's findings as its --json has them
     error: str | None = None
 
     @property
     def warned(self) -> bool:
         return self.verdict == "warn"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "id": self.id,
             "kind": self.kind,
@@ -131,15 +132,50 @@ class ReplayCase:
         }
 
 
+class ReplayEligible(TypedDict):
+    revert: int
+    ordinary: int
+
+
+class ReplayCounts(TypedDict):
+    revert: int
+    revert_code: int
+    ordinary: int
+    errors: int
+
+
+class ReplayMetrics(TypedDict):
+    """The ``metrics`` block of ``eval replay --json`` and of its history record (see the module docstring)."""
+
+    steps: int
+    reverts_found: int
+    revert_forms: dict[str, int]
+    eligible: ReplayEligible
+    counts: ReplayCounts
+    caught: int
+    caught_code: int
+    catch_rate: float | None
+    catch_rate_all: float | None
+    ordinary_warned: int
+    ordinary_warn_rate: float | None
+    rules: dict[str, dict[str, int]]  # revert_caught / revert_missed / ordinary_warned -> rule id -> cases
+    guard_ms_p50: float | None
+    guard_ms_p95: float | None
+    guard_ms_max: float | None
+    append_s: float
+    seconds: float
+    seconds_per_case: float | None
+
+
 @dataclass(frozen=True)
 class ReplayResult:
     source: str
     seed: int
-    metrics: dict[str, Any]
+    metrics: ReplayMetrics
     cases: tuple[ReplayCase, ...]
     run: RunInfo
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         """The CLI's JSON contract: source, seed, metrics, cases, run."""
         return {
             "source": self.source,
@@ -149,7 +185,7 @@ class ReplayResult:
             "run": self.run.as_dict(),
         }
 
-    def history_record(self) -> dict[str, Any]:
+    def history_record(self) -> JSONObject:
         """What eval history keeps: metrics and per-case outcomes, without findings."""
         return {
             **self.run.as_dict(),
@@ -568,7 +604,7 @@ _REASON_RULES = (
 )
 
 
-def _cites(finding: dict[str, Any], target: str) -> bool:
+def _cites(finding: JSONObject, target: str) -> bool:
     """Does a contradicting finding cite the reverted change: its decision, its PR, or an ADR reached through it?"""
     if finding.get("decision_id") == f"decision:{target}":
         return True
@@ -583,7 +619,7 @@ def _scratch_repo(base: str) -> str:
     return validate_repo(f"{SCRATCH_OWNER}/{slug}-{secrets.token_hex(4)}")
 
 
-def _metrics(cases: list[ReplayCase], plan: Plan, append_s: float, seconds: float) -> dict[str, Any]:
+def _metrics(cases: list[ReplayCase], plan: Plan, append_s: float, seconds: float) -> ReplayMetrics:
     ok = [c for c in cases if c.verdict != "error"]
     rev = [c for c in ok if c.kind == "revert"]
     code = [c for c in rev if c.scope == "code"]

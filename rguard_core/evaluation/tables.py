@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..jsontypes import JSONObject
+
+type Row = dict[str, object]  # one table row: column -> cell; the inputs are the eval JSON records
+
 GUARD_COLUMNS = (
     "recall",
     "false_positive_rate",
@@ -23,7 +27,7 @@ MEMORY_COLUMNS = (
 )
 
 
-def guard_run_row(record: dict[str, Any]) -> dict[str, Any]:
+def guard_run_row(record: JSONObject) -> Row:
     """One guard run (a history record or a fresh result's record) as a table row."""
     m = record.get("metrics") or {}
     counts = m.get("counts") or {}
@@ -37,7 +41,7 @@ def guard_run_row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def guard_runs_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def guard_runs_table(records: list[JSONObject]) -> list[Row]:
     """Rows newest first, each with how its recall and false-positive rate moved since the run before it."""
     rows = [guard_run_row(r) for r in records]
     for row, prev in zip(rows, rows[1:], strict=False):
@@ -46,7 +50,7 @@ def guard_runs_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def by_kind_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+def by_kind_rows(metrics: JSONObject) -> list[Row]:
     """One row per case kind: how many cases, how many the guard got right."""
     return [
         {
@@ -62,7 +66,7 @@ def by_kind_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def case_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def case_rows(cases: list[JSONObject]) -> list[Row]:
     """The per-case table: expected vs got."""
     return [
         {
@@ -78,16 +82,16 @@ def case_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _expected(case: dict[str, Any]) -> str:
+def _expected(case: JSONObject) -> str:
     if case.get("label") != "contradicts":
         return "no warning"
     exp = case.get("expect_source")
     return f"warn citing #{exp}" if isinstance(exp, int) else f"warn citing {exp}"
 
 
-def memory_rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def memory_rows(results: list[JSONObject]) -> list[Row]:
     """Every system row (and RGuard with mirror detection) of each benchmark result, tagged with its variant."""
-    rows = []
+    rows: list[Row] = []
     for res in results:
         systems = list(res.get("systems") or [])
         if res.get("mirror_aware"):
@@ -104,11 +108,11 @@ def memory_rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def memory_runs_table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def memory_runs_table(records: list[JSONObject]) -> list[Row]:
     """Past memory runs: RGuard's row of each, newest first."""
-    out = []
+    out: list[Row] = []
     for r in records:
-        rg: dict[str, Any] = next((s for s in r.get("systems") or [] if s.get("system") == "rguard"), {})
+        rg: JSONObject = next((s for s in r.get("systems") or [] if s.get("system") == "rguard"), {})
         aware = r.get("mirror_aware") or {}
         out.append(
             {

@@ -15,13 +15,14 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import yaml
 
 from ..db import Store
 from ..errors import InvalidInput
 from ..explore.why import why
+from ..jsontypes import JSONObject
 from .history import RunInfo, current_run
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -40,7 +41,16 @@ class WhyCase:
     split: str
 
 
-@dataclass
+class WhyMetrics(TypedDict):
+    """One split's block of the --json ``metrics`` (rates are None when the split has no cases)."""
+
+    n: int
+    hit_at_3: float | None
+    hit_at_1: float | None
+    mrr: float | None
+
+
+@dataclass(frozen=True)
 class WhyCaseResult:
     case: WhyCase
     rank: int | None  # 1-based rank of the first expected decision, None when not shown
@@ -52,14 +62,14 @@ class WhyCaseResult:
         return self.rank is not None and self.rank <= TOP
 
 
-@dataclass
+@dataclass(frozen=True)
 class WhyEvalResult:
     run: RunInfo
     cases_file: str
     results: list[WhyCaseResult] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
-    def metrics(self, split: str | None = None) -> dict[str, Any]:
+    def metrics(self, split: str | None = None) -> WhyMetrics:
         rs = [r for r in self.results if split is None or r.case.split == split]
         n = len(rs)
         if not n:
@@ -71,7 +81,7 @@ class WhyEvalResult:
             "mrr": round(sum(1 / r.rank for r in rs if r.rank) / n, 4),
         }
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "run": self.run.as_dict(),
             "cases_file": self.cases_file,
@@ -82,7 +92,7 @@ class WhyEvalResult:
             ],
         }
 
-    def history_record(self) -> dict[str, Any]:
+    def history_record(self) -> JSONObject:
         return {
             **self.run.as_dict(),
             "cases_file": self.cases_file,

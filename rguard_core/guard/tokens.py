@@ -215,9 +215,11 @@ class ChangeSet:
     def code_w(self) -> float:
         """Weight of the net change without import lines (they follow code changes, they carry no intent).
         Read once the change set is final (the judge's run: diff_change_sets has applied renames by then)."""
-        return self.once(
-            "code_w", lambda: max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w)
-        )  # type: ignore[no-any-return]
+        return float(
+            self.once(
+                "code_w", lambda: max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w)
+            )
+        )
 
     def weight_of(self, which: Counter[str]) -> float:
         return sum(weight(t) * n for t, n in which.items())

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evidence import RejectedQuote, Span, anchor
+from ..jsontypes import JSONObject
 from .adr import parse_adr
 from .extract.base import Candidate, Extractor, Proposal, SourceDoc
 from .links import parse_links
@@ -54,7 +55,7 @@ class Coverage:
     unresolved_links: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return dict(self.__dict__)
 
 
@@ -68,12 +69,14 @@ class Known:
     reverts: RevertIndex = field(default_factory=RevertIndex)
 
 
+# a node's or an edge's properties as they are written to FalkorDB (no nulls; writer._props drops nested maps)
+type Props = dict[str, Any]
+
+
 @dataclass
 class GraphBatch:
-    nodes: dict[tuple[str, ...], dict[str, dict[str, Any]]] = field(default_factory=lambda: defaultdict(dict))
-    edges: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = field(
-        default_factory=lambda: defaultdict(dict)
-    )
+    nodes: dict[tuple[str, ...], dict[str, Props]] = field(default_factory=lambda: defaultdict(dict))
+    edges: dict[tuple[str, str, str], dict[tuple[str, str], Props]] = field(default_factory=lambda: defaultdict(dict))
     # incremental ingest: derived data written as increments, not absolute values (see writer.write_increments)
     incremental: bool = False
     active: dict[str, str] = field(default_factory=dict)  # person id -> latest activity in this batch

@@ -199,7 +199,7 @@ class GitHubSource:
         """PRs newest first (state=all, sort=created desc), at most ``max_prs``, page by page."""
         if max_prs <= 0:
             return
-        params = {"state": "all", "sort": "created", "direction": "desc"}
+        params: dict[str, str | int] = {"state": "all", "sort": "created", "direction": "desc"}
         seen = 0
         for page in self._pages("/pulls", params, "pulls", per_page=min(self.per_page, max_prs)):
             for pr in page:
@@ -262,11 +262,11 @@ class GitHubSource:
         return items
 
     def _pages(
-        self, suffix: str, params: dict[str, Any], label: str, per_page: int | None = None
+        self, suffix: str, params: dict[str, str | int], label: str, per_page: int | None = None
     ) -> Iterator[list[Json]]:
         """Follow ``Link: rel="next"`` from the first page; yields each page's list."""
         url: str | None = self._url(suffix)
-        query: dict[str, Any] | None = {**params, "per_page": per_page or self.per_page}
+        query: dict[str, str | int] | None = {**params, "per_page": per_page or self.per_page}
         visited: set[str] = set()
         n = 0
         while url:
@@ -293,7 +293,7 @@ class GitHubSource:
         """GET → decoded JSON, or None for 404/410."""
         return self._fetch(url, None, missing_ok=True)[0]
 
-    def _fetch(self, url: str, params: dict[str, Any] | None, missing_ok: bool) -> tuple[Any, requests.Response]:
+    def _fetch(self, url: str, params: dict[str, str | int] | None, missing_ok: bool) -> tuple[Any, requests.Response]:
         """GET → (decoded JSON, response); 404/410 → None when ``missing_ok``; other failures raise GitHubError."""
         resp = self._request(url, params)
         status = resp.status_code
@@ -313,7 +313,7 @@ class GitHubSource:
                 f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}", status, resp.url
             ) from None
 
-    def _request(self, url: str, params: dict[str, Any] | None) -> requests.Response:
+    def _request(self, url: str, params: dict[str, str | int] | None) -> requests.Response:
         """One GET with rate-limit waits and bounded retries of 5xx and dropped connections."""
         failures = 0
         limited = 0

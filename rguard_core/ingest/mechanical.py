@@ -154,5 +154,9 @@ def _whitespace_only(files: Sequence[FileChange]) -> bool:
     removed, added = _lines(files)
     if not removed and not added:
         return False
-    squash = lambda xs: Counter("".join(x.split()) for x in xs if x.strip())  # noqa: E731
-    return squash(removed) == squash(added)
+    return _squash(removed) == _squash(added)
+
+
+def _squash(lines: Sequence[str]) -> Counter[str]:
+    """The non-blank lines with their whitespace removed, counted."""
+    return Counter("".join(x.split()) for x in lines if x.strip())

@@ -18,6 +18,7 @@ from ..config import Settings
 from ..db import Store, validate_repo
 from ..errors import InvalidInput
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject
 from ..schema import ensure_schema
 from .build import Coverage, Known, build_graph
 from .clean import clean_history
@@ -43,7 +44,7 @@ class IngestResult:
     timings_s: dict[str, float] = field(default_factory=dict)
     written: dict[str, int] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "repo": self.repo,
             "graph": self.graph,
@@ -243,7 +244,7 @@ class Window:
     since: str | None = None
     until: str | None = None
 
-    def keep(self, raw: dict[str, Any]) -> bool:
+    def keep(self, raw: JSONObject) -> bool:
         at = raw.get("merged_at")
         if not at:
             return False  # an unmerged PR has not landed; it comes with the append after it merges
@@ -382,7 +383,7 @@ def ingest_git(
 
 
 def _mark(
-    graph: Any, repo: str, source: str, state: str, url: str | None = None, coverage: dict[str, Any] | None = None
+    graph: Any, repo: str, source: str, state: str, url: str | None = None, coverage: JSONObject | None = None
 ) -> None:
     """The one Repo node: which source filled the graph, when, and whether that write finished."""
     import json

@@ -12,8 +12,9 @@ import datetime as dt
 from typing import Any
 
 from ..errors import BadRecord
+from ..jsontypes import JSONObject
 
-Json = dict[str, Any]
+Json = JSONObject  # a GitHub answer or snapshot record, checked field by field here
 
 MAX_NUMBER = 2**31 - 1  # GitHub's numbers are 32-bit; a larger one would also overflow the graph's integers
 _PULL_TEXT = ("title", "body", "state", "html_url", "merge_commit_sha")

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import SnapshotError
+from ..jsontypes import JSONObject
 from . import records
 
-Json = dict[str, Any]
+Json = JSONObject  # a GitHub answer or snapshot record (records.py checks its fields)
 
 
 class RestSource(Protocol):
@@ -151,7 +152,7 @@ class SnapshotSource:
     def _where(self, rel: str) -> str:
         return os.path.join(self._dir, rel)
 
-    def _record(self, rel: str, check: Callable[[Any, str], Any]) -> Any:
+    def _record[T](self, rel: str, check: Callable[[Any, str], T]) -> T | None:
         """A checked record, or None when the file is absent or holds ``null`` (a problem, not an error)."""
         data = self._load(rel)
         if data is _MISSING:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..db import Graph
-from .build import GraphBatch
+from .build import GraphBatch, Props
 
 BATCH = 2000
 _ON_CREATE = {
@@ -86,7 +86,7 @@ def _order(labels: tuple[str, ...]) -> int:
     return min((_LABEL_ORDER.index(lbl) for lbl in labels if lbl in _LABEL_ORDER), default=len(_LABEL_ORDER))
 
 
-def _props(p: dict[str, Any]) -> dict[str, Any]:
+def _props(p: Props) -> Props:
     # FalkorDB stores no nulls and no nested maps; empty lists are fine.
     return {k: v for k, v in p.items() if v is not None and not isinstance(v, dict)}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...jsontypes import JSONObject
 from ...llm import LLMClient
 from .base import Candidate, Proposal, Role, SourceDoc
 
@@ -78,7 +79,7 @@ def parse_proposal(data: Any, role: Role) -> Proposal:
     return Proposal(decision=decision, alternatives=alternatives, claims=claims, why="llm" if decision else "")
 
 
-def _items(data: dict[str, Any], key: str) -> list[Any]:
+def _items(data: JSONObject, key: str) -> list[Any]:
     value = data.get(key)
     if value is None:
         return []
