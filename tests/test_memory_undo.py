@@ -26,7 +26,7 @@ from rguard_core.memory import (
     undo,
 )
 from rguard_core.memory.browse import history
-from rguard_core.memory.status import recompute
+from rguard_core.memory.recompute import recompute
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "seeds" / "memory" / "forged_invoice.json"
