@@ -209,3 +209,16 @@ def _identifiers(files: list[FileDiff]) -> list[str]:
         if cs.kind != "prose":
             counts.update(cs.changed_idents)
     return [name for name, _ in counts.most_common(MAX_IDENTIFIERS)]
+
+
+def patch_hunks(patch: str) -> list[list[tuple[str, str]]]:
+    """A stored patch (hunks from the first @@) as (kind, text) lines per hunk."""
+    hunks: list[list[tuple[str, str]]] = []
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            hunks.append([])
+        elif hunks and line[:1] in (" ", "-", "+"):
+            hunks[-1].append((line[0], line[1:]))
+        elif hunks and line == "":
+            hunks[-1].append((" ", ""))
+    return hunks
