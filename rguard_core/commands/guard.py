@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ..activity import record_guard_run
-from ..cli import print_json
 from ..db import open_store
 from ..errors import DiffParseError, InvalidInput
 from ..guard import record_feedback, run_guard
@@ -15,6 +14,7 @@ from ..guard.diffparse import MAX_INPUT_BYTES
 from ..guard.feedback import KINDS
 from ..guard.model import GuardReport
 from ..guard.run import JUDGES
+from .output import print_json
 
 EXIT_WARN = 3
 

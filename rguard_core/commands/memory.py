@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import print_json
 from ..db import Graph, open_store
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import print_json
 from ..db import open_store
 from ..llm import LLMClient
 from ..why import WhyAnswer, why
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
