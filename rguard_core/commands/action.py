@@ -8,7 +8,7 @@ import os
 from ..config import Settings
 from ..db import open_store
 from ..errors import ConfigError
-from ..guard.run import JUDGES
+from ..guard.request import JUDGES
 from .output import print_json
 
 

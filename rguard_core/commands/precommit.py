@@ -11,7 +11,7 @@ from ..config import Settings
 from ..db import open_store
 from ..guard import run_guard
 from ..guard.diffparse import parse_diff
-from ..guard.run import JUDGES
+from ..guard.request import JUDGES
 from ..precommit import CONFIG_FILE, report_lines, staged_change
 from .guard import EXIT_WARN
 from .output import print_json
