@@ -1,6 +1,6 @@
 """What the CLI says when something goes wrong: one line a user can act on, never a traceback.
 
-``cli.main`` calls ``check_args`` before a command runs, ``user_message`` for every deliberate RGuardError, and
+``commands.main.main`` calls ``check_args`` before a command runs, ``user_message`` for every deliberate RGuardError, and
 ``log_crash`` as the last resort for anything else: the full traceback goes to a log file in the data dir and
 the user gets one line saying where it is.
 """
@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from .config import DEFAULT_DATA_DIR
 from .errors import EngineStartFailed, InvalidInput, QueryFailed, QueryTimeout, RGuardError
 
 # FalkorDB appends the offending Cypher to parse errors ("... line: 1, column: 5, offset: 4 errCtx: MATCH ...")
@@ -91,7 +92,7 @@ def user_message(e: RGuardError) -> str:
 
 def log_path() -> Path:
     """``<RGUARD_DATA_DIR>/logs/errors.log`` (the data dir from the environment, as every command uses)."""
-    return Path(os.environ.get("RGUARD_DATA_DIR") or "./.rguard") / "logs" / LOG_NAME
+    return Path(os.environ.get("RGUARD_DATA_DIR") or DEFAULT_DATA_DIR) / "logs" / LOG_NAME
 
 
 def log_crash(exc: BaseException, argv: Sequence[str] | None, details: str = "") -> Path:

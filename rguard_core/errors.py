@@ -5,6 +5,7 @@ RGuardError
 ├── InvalidInput                  bad user input (repo name, diff, scenario file, CLI args)
 │   ├── InvalidRepoName
 │   ├── DiffParseError
+│   │   └── DiffTooLarge          a diff over the one input limit (guard/request.py), refused unread
 │   └── ScenarioError             a memory scenario file that cannot load (nothing written)
 ├── StoreError                    the graph store failed
 │   ├── ConnectionFailed          cannot start or reach FalkorDB
@@ -54,6 +55,16 @@ class InvalidRepoName(InvalidInput):
 
 class DiffParseError(InvalidInput):
     pass
+
+
+class DiffTooLarge(DiffParseError):
+    def __init__(self, what: str, limit: int, size: int | None = None, hint: str = "") -> None:
+        self.what, self.limit, self.size = what, limit, size
+        measured = f"{size:,} bytes, " if size is not None else ""
+        super().__init__(
+            f"{what} is {measured}over {limit:,} bytes (the guard's input limit); "
+            f"{hint or 'guard it in parts (for example one directory at a time)'}"
+        )
 
 
 class ScenarioError(InvalidInput):

@@ -28,12 +28,12 @@ from pydantic import Field
 from .config import Settings
 from .db import Graph, Store, open_store, validate_repo
 from .errors import ConfigError, RGuardError, UnknownRepository
+from .guard.request import MAX_DIFF_BYTES
 from .jsontypes import JSONObject
 from .mcp_codemap import codemap_tools
 from .untrusted import NOTICE, mark_quoted
 
 SERVER_NAME = "rguard"
-MAX_DIFF_CHARS = 8 * 1024 * 1024  # an agent's diff; the parser bounds its own work further
 WRITE_TOOLS = ("record_feedback", "apply_correction", "quarantine_source")
 
 INSTRUCTIONS = (
@@ -125,7 +125,12 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
     def guard_diff(
         repo: Repo,
         diff: Annotated[
-            str, Field(description="a unified diff (git diff output) of the change you plan", max_length=MAX_DIFF_CHARS)
+            str,
+            Field(
+                description="a unified diff (git diff output) of the change you plan; "
+                f"at most {MAX_DIFF_BYTES:,} bytes (the guard's input limit)",
+                max_length=MAX_DIFF_BYTES,
+            ),
         ],
         judge: Annotated[Literal["offline", "llm"], Field(description="offline (deterministic) or llm")] = "offline",
         pr: Annotated[
@@ -134,9 +139,9 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
         ] = None,
         with_cypher: Annotated[bool, Field(description="include every Cypher statement the guard ran")] = False,
     ) -> JSONObject:
-        from .guard import run_guard
+        from .guard import GuardRequest, run_request
 
-        report = run_guard(be.store(), repo, diff, judge=judge, pr=pr)
+        report = run_request(be.store(), GuardRequest(repo, diff, pr, judge))
         out = report.as_dict()
         if not with_cypher:
             out.pop("cypher", None)
@@ -204,7 +209,7 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
         ] = None,
         diff: Annotated[
             str | None,
-            Field(description="for wrong: the diff the guard judged (instead of lines_key)", max_length=10_000_000),
+            Field(description="for wrong: the diff the guard judged (instead of lines_key)", max_length=MAX_DIFF_BYTES),
         ] = None,
     ) -> JSONObject:
         from .guard import record_feedback as record

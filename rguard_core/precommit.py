@@ -18,12 +18,12 @@ from pathlib import Path
 import yaml
 
 from .errors import ConfigError, InvalidInput
-from .guard.diffparse import MAX_INPUT_BYTES
 from .guard.model import Finding, GuardReport
+from .guard.request import decode_diff
 from .untrusted import one_line
 
 CONFIG_FILE = ".rguard.yaml"
-MAX_DIFF_BYTES = MAX_INPUT_BYTES  # the one diff limit (guard/diffparse.py); anything cut is listed as unchecked
+TOO_LARGE_HINT = "commit it in parts, or skip the hook for this one commit (git commit --no-verify)"
 GIT_TIMEOUT_S = 30
 _REMOTE = re.compile(r"(?:github\.com|^[^/:]+)[:/]+(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 
@@ -37,6 +37,10 @@ class StagedChange:
 
 
 def git(root: Path, *args: str) -> str:
+    return git_bytes(root, *args).decode("utf-8", errors="replace")
+
+
+def git_bytes(root: Path, *args: str) -> bytes:
     try:
         res = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
     except FileNotFoundError:
@@ -47,14 +51,15 @@ def git(root: Path, *args: str) -> str:
         raise InvalidInput(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_S} s") from None
     if res.returncode != 0:
         raise InvalidInput(f"git {' '.join(args)} failed: {res.stderr.decode('utf-8', 'replace').strip()}")
-    return res.stdout[:MAX_DIFF_BYTES].decode("utf-8", errors="replace")
+    return res.stdout
 
 
 def staged_change(cwd: Path, repo: str | None = None) -> StagedChange:
     """The staged diff of the working tree containing ``cwd`` and the graph it is guarded against."""
     root = Path(git(cwd, "rev-parse", "--show-toplevel").strip())
     name, source = _repo_name(root, repo)
-    diff = git(root, "diff", "--cached", "--no-color", "--no-ext-diff", "--find-renames", "--unified=3")
+    staged = git_bytes(root, "diff", "--cached", "--no-color", "--no-ext-diff", "--find-renames", "--unified=3")
+    diff = decode_diff(staged, "the staged diff", TOO_LARGE_HINT)  # the guard's one input limit
     return StagedChange(root, name, source, diff)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from rguard_core.action import pr_from_event
 from rguard_core.action.comment import MARKER
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.memory import undo
 from rguard_core.untrusted import md_block, md_code
@@ -211,7 +211,7 @@ def test_code_spans_and_blocks_hold_any_text(text: str) -> None:
 def test_action_yml_is_a_composite_action_calling_real_commands() -> None:
     import yaml
 
-    from rguard_core.cli import build_parser
+    from rguard_core.commands.main import build_parser
     from tests.conftest import ROOT
 
     spec = yaml.safe_load((ROOT / "action" / "action.yml").read_text(encoding="utf-8"))

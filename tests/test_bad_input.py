@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 
 from rguard_core import cli_errors
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.config import Settings
 from rguard_core.db import Store
 from rguard_core.errors import DiffParseError, IncompleteGraph, LLMError
 from rguard_core.explore.graph_export import export_graph
 from rguard_core.guard import run_guard
-from rguard_core.guard.diffparse import MAX_BYTES, MAX_FILES, MAX_INPUT_BYTES, parse_diff
+from rguard_core.guard.diffparse import PARSE_BUDGET_CHARS, PARSE_BUDGET_FILES, parse_diff
+from rguard_core.guard.request import MAX_DIFF_BYTES
 from rguard_core.llm import LLMClient
 from tests import openai_server as _server
 from tests.fixtures.guard.ledger import diff, ingest_ledger
@@ -74,12 +75,12 @@ def test_a_warning_padded_with_300_trivial_files_still_fails_the_gate(
     warn = diff("money")
     code, out, _ = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=warn)
     assert code == 3 and json.loads(out)["verdict"] == "warn"
-    padded = "".join(trivial(i) for i in range(MAX_FILES)) + warn
+    padded = "".join(trivial(i) for i in range(PARSE_BUDGET_FILES)) + warn
     code, out, err = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=padded)
     data = json.loads(out)
     assert code == 3, err
     assert data["verdict"] in ("note", "warn") and data["skipped_files"] == ["billing/money.py"]
-    assert any(f"only the first {MAX_FILES}" in n for n in data["notes"])
+    assert any(f"only the first {PARSE_BUDGET_FILES}" in n for n in data["notes"])
     assert "1 file(s) were not checked" in err
     code, out, _ = run(["guard", "--repo", ledger, "--diff", "-", "--json"], capsys, stdin=padded)
     assert code == 0 and json.loads(out)["verdict"] == "note", "without the gate flag: reported, not failed"
@@ -92,7 +93,7 @@ def test_a_single_5mb_file_is_not_read_as_a_pass(ledger: str, capsys: pytest.Cap
         f"@@ -1,3 +1,{200_002} @@\n-from decimal import Decimal\n def parse_amount(value):\n"
         f"-    return Decimal(str(value))\n+    return float(value)\n{body}"
     )
-    assert len(big) > 5_000_000 > MAX_BYTES
+    assert len(big) > 5_000_000 > PARSE_BUDGET_CHARS
     code, out, err = run(["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=big)
     data = json.loads(out)
     assert code == 3 and data["verdict"] != "pass" and data["skipped_files"] == ["billing/money.py"], err
@@ -154,7 +155,7 @@ def test_a_diff_over_the_input_limit_is_refused(
     huge = tmp_path / "huge.diff"
     with huge.open("wb") as fh:  # sparse: over the limit without writing it
         fh.write(diff("money").encode())
-        fh.truncate(MAX_INPUT_BYTES + 10)
+        fh.truncate(MAX_DIFF_BYTES + 10)
     code, _, err = run(["guard", "--repo", ledger, "--diff", str(huge), "--fail-on-warn"], capsys)
     assert code == 2
     one_error_line(err, "over 67,108,864 bytes", "in parts")
@@ -434,7 +435,7 @@ def test_a_warning_behind_one_oversized_file_still_fails_the_gate(
         + "\n" * 1
         + ("+" + "z" * 40 + "\n") * 40_000
     )
-    assert len(pad) > MAX_BYTES
+    assert len(pad) > PARSE_BUDGET_CHARS
     code, out, _ = run(
         ["guard", "--repo", ledger, "--diff", "-", "--json", "--fail-on-warn"], capsys, stdin=pad + diff("money")
     )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from rguard_core.cli import main
 from rguard_core.codemap import blast_radius, build_from_git, build_from_github, chain, neighbours, walk
 from rguard_core.codemap import walks as walks_mod
 from rguard_core.codemap.tree import tree_from_github
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.errors import ConflictError, GitHubError, InvalidInput, RateLimited, SourceError, UnknownRepository
 from rguard_core.ingest.pipeline import ingest_git

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rguard_core.cli import build_parser
-from rguard_core.config import SETTINGS_DOC
+from rguard_core.commands.main import build_parser
+from rguard_core.config import SETTINGS, SETTINGS_DOC, Settings, settings_table
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -13,6 +13,25 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 def test_every_setting_is_in_the_readme() -> None:
     missing = [name for name in SETTINGS_DOC if f"`{name}`" not in README]
     assert not missing, f"settings missing from README's configuration table: {missing}"
+
+
+def test_the_readme_configuration_table_is_the_one_settings_writes() -> None:
+    """The table under "## Configuration" is exactly ``settings_table()``: defaults and wording live in config.py."""
+    section = README.split("## Configuration", 1)[1]
+    start = section.index("| variable |")
+    shown = section[start : section.index("\n\n", start) + 1]
+    assert shown == settings_table(), (
+        "README's configuration table differs from rguard_core/config.py; replace it with the output of\n"
+        "python -c 'from rguard_core.config import settings_table; print(settings_table(), end=\"\")'\n\n"
+        + settings_table()
+    )
+
+
+def test_settings_defaults_are_the_dataclass_defaults_and_what_an_empty_environment_gives() -> None:
+    assert Settings.from_env({}) == Settings()
+    assert len({s.env for s in SETTINGS}) == len(SETTINGS)
+    unset = {s.env: "" for s in SETTINGS}
+    assert Settings.from_env(unset) == Settings()  # an empty variable counts as unset
 
 
 def _commands() -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.config import Settings
 from rguard_core.db import Store
 from rguard_core.errors import InvalidInput, UnknownRepository

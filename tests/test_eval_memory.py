@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.config import Settings
 from rguard_core.db import Store
 from rguard_core.errors import InvalidInput

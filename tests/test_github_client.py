@@ -15,8 +15,9 @@ import pytest
 import requests
 
 from rguard_core.errors import GitHubError, InvalidInput, InvalidRepoName, RateLimited, RepoNotFound
-from rguard_core.ingest.github import GitHubSource, next_link, parse_pr_url
+from rguard_core.ingest.github import GitHubSource, next_link
 from rguard_core.ingest.rest import SnapshotSource
+from rguard_core.pr_url import parse_pr_url
 from tests.conftest import REALDATA, SHARED
 from tests.github_server import Faults, GitHubServer
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rguard_core.errors import DiffParseError
-from rguard_core.guard.diffparse import MAX_BYTES, diff_from_patches, parse_diff
+from rguard_core.guard.diffparse import PARSE_BUDGET_CHARS, diff_from_patches, parse_diff
 from rguard_core.guard.tokens import change_set, file_kind, is_test_path
 
 MODIFY = """diff --git a/app/rates.py b/app/rates.py
@@ -109,7 +109,7 @@ def test_huge_diff_is_bounded() -> None:
     took = time.perf_counter() - t0
     assert took < 5, f"parsing a {len(text):,}-character diff took {took:.1f}s"
     assert 0 < len(d.files) <= 300 and any("larger than" in n for n in d.notes)
-    assert sum(len(f.hunks) for f in d.files) * len(one) <= MAX_BYTES + len(one) * 2
+    assert sum(len(f.hunks) for f in d.files) * len(one) <= PARSE_BUDGET_CHARS + len(one) * 2
 
 
 def test_comments_docstrings_and_local_renames_are_no_change() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.explore.graph_export import export_graph
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Graph, Store
 from rguard_core.errors import GitSourceError, InvalidInput
 from rguard_core.ingest.pipeline import ingest_git, ingest_snapshot

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.errors import InvalidInput, SnapshotError
 from rguard_core.evidence import anchor

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.guard import run_guard
 from tests.agents_seed import load_seed, seed_diff

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent

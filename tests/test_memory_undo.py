@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Graph, Store
 from rguard_core.errors import ConflictError, InvalidInput, StaleCorrectionPreview
 from rguard_core.explore.corrections_lookup import history
@@ -26,7 +26,7 @@ from rguard_core.memory import (
     status,
     undo,
 )
-from rguard_core.memory.status import recompute
+from rguard_core.memory.recompute import recompute
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "seeds" / "memory" / "forged_invoice.json"

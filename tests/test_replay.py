@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.evaluation.history import list_runs
 from rguard_core.evaluation.replay import find_reverts, git_steps, plan_cases, run_replay

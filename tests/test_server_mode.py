@@ -25,7 +25,7 @@ from rguard_core.db import Store, redact_url
 from rguard_core.engine import stop_engine
 from rguard_core.errors import ConnectionFailed, ResultTruncated
 from rguard_core.memory import status
-from rguard_core.memory.status import recompute
+from rguard_core.memory.recompute import recompute
 from rguard_core.seed import DEMO_REPO, load_demo
 from tests.falkordb_server import CAP, Server
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Graph, Store
 from rguard_core.errors import InvalidInput, LLMError, UnknownRepository
 from rguard_core.explore.why import NO_ANSWER, REFUSAL, content_words, fulltext_query, is_review_request, tokens, why

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rguard_core.cli import main
+from rguard_core.commands.main import main
 from rguard_core.db import Store
 from rguard_core.errors import InvalidInput
 from rguard_core.evaluation.why_eval import DEFAULT_WHY_CASES, load_why_cases, run_why_eval

@@ -71,6 +71,10 @@ PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r" \(--diff FILE or -\)| \(--pr N\)"), ""),
     (re.compile(r"--seeds must"), "seeds per variant must"),
     (re.compile(r"give --workspace or "), "choose a workspace or give "),
+    (
+        re.compile(r", not \S+; guard it against \S+'s graph \(ingest it first\)"),
+        "; pick that repository in the sidebar (or ingest it) first",
+    ),
 )
 
 

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from rguard_core.errors import InvalidInput
 from rguard_core.guard.model import GuardReport
-from rguard_core.ingest.github import parse_pr_url
+from rguard_core.guard.request import check_diff_size, decode_diff, pr_number, text_size
 
-MAX_UPLOAD = 10 * 1024 * 1024
 INPUTS = {"paste": "Paste a diff", "upload": "Upload .diff / .patch", "pr": "A stored PR"}
 
 
@@ -41,16 +40,6 @@ def _digest(diff: str) -> str:
     return hashlib.sha256(diff.encode()).hexdigest()[:8]
 
 
-def pr_number(text: str, repo: str) -> int:
-    text = text.strip().lstrip("#")
-    if text.isdigit():
-        return int(text)
-    url_repo, number = parse_pr_url(text)
-    if url_repo.lower() != repo.lower():
-        raise InvalidInput(f"that PR belongs to {url_repo}; pick that repository in the sidebar (or ingest it) first")
-    return number
-
-
 def read_input(
     kind: str,
     repo: str,
@@ -64,15 +53,14 @@ def read_input(
     if kind == "paste":
         if not pasted.strip():
             raise InvalidInput("nothing to guard: paste a diff (or choose another input above)")
+        check_diff_size(text_size(pasted), "the pasted diff")  # the guard's one input limit (guard/request.py)
         return GuardInput(
             "paste", f"the pasted diff ({_changed_lines(pasted)} changed lines, {_digest(pasted)})", pasted, None
         )
     if kind == "upload":
         if upload_bytes is None:
             raise InvalidInput("nothing to guard: choose a .diff or .patch file (or another input above)")
-        if len(upload_bytes) > MAX_UPLOAD:
-            raise InvalidInput(f"the patch is {len(upload_bytes) / 2**20:.1f} MB; the limit is 10 MB")
-        text = upload_bytes.decode("utf-8", errors="replace")
+        text = decode_diff(upload_bytes, "the uploaded patch")
         return GuardInput(
             "upload",
             f"the uploaded file {upload_name or 'patch'} ({_changed_lines(text)} changed lines, {_digest(text)})",

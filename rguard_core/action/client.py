@@ -9,6 +9,7 @@ from urllib.parse import quote
 import requests
 
 from ..errors import GitHubError, RateLimited
+from ..guard.request import decode_diff
 from ..ingest.github import next_link
 from ..jsontypes import JSONObject
 
@@ -98,7 +99,8 @@ class ActionClient:
 
     def pull_diff(self, number: int) -> str:
         resp = self._send("GET", self._url(f"/pulls/{number}"), accept="application/vnd.github.diff")
-        return resp.content.decode("utf-8", errors="replace")
+        # the guard's one input limit (guard/request.py); a larger diff fails the step with a clear error
+        return decode_diff(resp.content, f"pull request #{number}'s diff", "split the pull request into smaller ones")
 
     def issue_comments(self, number: int) -> list[Json]:
         out: list[Json] = []

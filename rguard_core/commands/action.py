@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..cli import print_json
 from ..config import Settings
 from ..db import open_store
 from ..errors import ConfigError
-from ..guard.run import JUDGES
+from ..guard.request import JUDGES
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import print_json
 from ..codemap import walks
 from ..codemap.build import build_from_git, build_from_github, build_from_tree
 from ..codemap.tree import tree_from_folder
 from ..db import Graph, open_store, validate_repo
 from ..errors import UnknownRepository
 from ..graph_state import require_complete
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import print_json
 from ..config import Settings
 from ..db import open_store
 from ..errors import InvalidInput
 from ..jsontypes import JSONObject
+from .output import print_json
 
 DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "eval" / "cases.yaml"
 DEFAULT_WHY_CASES = DEFAULT_CASES.parent / "why_cases.yaml"

@@ -7,14 +7,13 @@ import sys
 from pathlib import Path
 
 from ..activity import record_guard_run
-from ..cli import print_json
 from ..db import open_store
-from ..errors import DiffParseError, InvalidInput
-from ..guard import record_feedback, run_guard
-from ..guard.diffparse import MAX_INPUT_BYTES
+from ..errors import DiffTooLarge, InvalidInput
+from ..guard import GuardRequest, record_feedback, request, run_request
 from ..guard.feedback import KINDS
 from ..guard.model import GuardReport
-from ..guard.run import JUDGES
+from ..guard.request import JUDGES
+from .output import print_json
 
 EXIT_WARN = 3
 
@@ -25,10 +24,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--diff", metavar="FILE|-", help="a unified diff file, or - for stdin")
     p.add_argument(
         "--pr",
-        type=int,
-        metavar="N",
-        help="guard PR N as stored in the graph (when no --diff is given); "
-        "with --diff, PR N's own decision is left out of the candidates",
+        metavar="N|URL",
+        help="guard PR N (a number or its https://github.com/OWNER/NAME/pull/N URL) as stored in the graph "
+        "(when no --diff is given); with --diff, PR N's own decision is left out of the candidates",
     )
     p.add_argument("--judge", choices=JUDGES, default="offline", help="offline (default, deterministic) or llm")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -55,11 +53,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def read_diff(arg: str | None) -> str | None:
-    """The diff text from a file or stdin (``-``); None when no --diff was given."""
+    """The diff text from a file or stdin (``-``), read at most one byte past the guard's input limit; None when
+    no --diff was given."""
     if arg is None:
         return None
+    limit = request.MAX_DIFF_BYTES
     if arg == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        data = sys.stdin.buffer.read(limit + 1)
     else:
         path = Path(arg)
         if not path.exists():
@@ -67,20 +67,18 @@ def read_diff(arg: str | None) -> str | None:
         if not path.is_file():  # a folder, FIFO or device: never read it
             raise InvalidInput(f"--diff {arg} is not a regular file; pass a diff file, or - to read stdin")
         with path.open("rb") as fh:
-            data = fh.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise DiffParseError(
-            f"--diff {arg}: the diff is over {MAX_INPUT_BYTES:,} bytes; guard it in parts "
-            "(for example one directory at a time)"
-        )
-    return data.decode("utf-8", errors="replace")
+            data = fh.read(limit + 1)
+    if len(data) > limit:  # only the first limit + 1 bytes were read: say "over", not a size
+        raise DiffTooLarge(f"--diff {arg}: the diff", limit)
+    return request.decode_diff(data, f"--diff {arg}: the diff")
 
 
 def run_guard_cmd(args: argparse.Namespace) -> int:
     if args.diff is None and args.pr is None:
         raise InvalidInput("give --diff FILE (or - for stdin) or --pr N")
+    req = GuardRequest.of(args.repo, read_diff(args.diff), args.pr, args.judge)
     store = open_store()
-    report = run_guard(store, args.repo, read_diff(args.diff), judge=args.judge, pr=args.pr)
+    report = run_request(store, req)
     record_guard_run(store.settings, report, "cli")  # the overview lists recent runs
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)

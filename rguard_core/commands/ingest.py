@@ -7,10 +7,10 @@ import sys
 import threading
 from pathlib import Path
 
-from ..cli import print_json
 from ..db import open_store
 from ..ingest.pipeline import EXTRACTORS, IngestResult
 from ..ingest.request import IngestRequest, run_ingest
+from .output import print_json
 
 MAX_PROBLEMS_SHOWN = 10
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import print_json
 from ..db import Graph, open_store
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 from ..jsontypes import JSONObject
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

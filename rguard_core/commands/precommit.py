@@ -7,14 +7,14 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from ..cli import print_json
 from ..config import Settings
 from ..db import open_store
 from ..guard import run_guard
 from ..guard.diffparse import parse_diff
-from ..guard.run import JUDGES
+from ..guard.request import JUDGES
 from ..precommit import CONFIG_FILE, report_lines, staged_change
 from .guard import EXIT_WARN
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import print_json
 from ..db import open_store
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

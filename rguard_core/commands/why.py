@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import print_json
 from ..db import open_store
 from ..explore.why import WhyAnswer, why
 from ..llm import LLMClient
+from .output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -2,6 +2,7 @@
 
 from .feedback import record_feedback
 from .model import Finding, GuardReport
-from .run import run_guard
+from .request import GuardRequest
+from .run import run_guard, run_request
 
-__all__ = ["Finding", "GuardReport", "record_feedback", "run_guard"]
+__all__ = ["Finding", "GuardReport", "GuardRequest", "record_feedback", "run_guard", "run_request"]

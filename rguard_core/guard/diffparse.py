@@ -12,12 +12,12 @@ from ..errors import DiffParseError
 from .model import FileDiff, Hunk, ParsedDiff
 from .tokens import change_set
 
-# The diff limits, in one place (the CLI's read bound comes from here too). Anything beyond MAX_BYTES or
-# MAX_FILES is skipped, listed in ParsedDiff.skipped_files, raises the verdict to at least ``note`` and fails
-# ``--fail-on-warn``, so padding a diff can never turn a warning into a pass.
-MAX_BYTES = 1_500_000  # beyond this only whole files up to the limit are read
-MAX_FILES = 300
-MAX_INPUT_BYTES = 64 * 1024 * 1024  # a larger diff is refused (exit 2), not read in part
+# The guard's work budget on an accepted diff (the input limit that refuses a diff is guard/request.py's
+# MAX_DIFF_BYTES). Anything beyond PARSE_BUDGET_CHARS or PARSE_BUDGET_FILES is skipped, listed in
+# ParsedDiff.skipped_files, raises the verdict to at least ``note`` and fails ``--fail-on-warn``, so padding a
+# diff can never turn a warning into a pass.
+PARSE_BUDGET_CHARS = 1_500_000  # beyond this only whole files up to the budget are read
+PARSE_BUDGET_FILES = 300
 MAX_IDENTIFIERS = 60
 _FILE_START = re.compile(r"^diff --git |^--- (?:a/|/dev/null)", re.M)
 _LOOKS_LIKE_DIFF = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)", re.M)
@@ -38,11 +38,11 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
     if "\r" in text and "\n" not in text.strip("\r"):
         text = text.replace("\r", "\n")  # classic Mac line endings: read as lines, not as one long line
         notes.append("the diff's lines end in CR only; read them as LF line endings")
-    if len(text) > MAX_BYTES:
-        text, rest = _cut(text, MAX_BYTES)
+    if len(text) > PARSE_BUDGET_CHARS:
+        text, rest = _cut(text, PARSE_BUDGET_CHARS)
         skipped += _paths_in(text, rest)
         notes.append(
-            f"diff is larger than {MAX_BYTES:,} characters: read the first files only ({len(rest):,} "
+            f"diff is larger than {PARSE_BUDGET_CHARS:,} characters: read the first files only ({len(rest):,} "
             f"characters of {len(skipped)} file(s) not checked)"
         )
     text = _mode_lines(text)
@@ -59,10 +59,10 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
         notes.append(f"hunk line counts did not match the hunks ({first}); they were recounted")
     if len(patch) == 0:
         raise DiffParseError("the input is not a unified diff: no file sections could be read")
-    if len(patch) > MAX_FILES:
-        notes.append(f"diff touches {len(patch)} files: only the first {MAX_FILES} were checked")
-        skipped = list(dict.fromkeys(skipped + [_path_of(p) for p in list(patch)[MAX_FILES:]]))
-    files = [_file(p) for p in list(patch)[:MAX_FILES]]
+    if len(patch) > PARSE_BUDGET_FILES:
+        notes.append(f"diff touches {len(patch)} files: only the first {PARSE_BUDGET_FILES} were checked")
+        skipped = list(dict.fromkeys(skipped + [_path_of(p) for p in list(patch)[PARSE_BUDGET_FILES:]]))
+    files = [_file(p) for p in list(patch)[:PARSE_BUDGET_FILES]]
     if not any(f.hunks or f.binary or f.status != "modified" or f.old_path for f in files) and "\n@@ " in text:
         raise DiffParseError(
             "the diff's '@@' hunks could not be read: check that each hunk follows its file's '---'/'+++' header lines"
@@ -209,3 +209,16 @@ def _identifiers(files: list[FileDiff]) -> list[str]:
         if cs.kind != "prose":
             counts.update(cs.changed_idents)
     return [name for name, _ in counts.most_common(MAX_IDENTIFIERS)]
+
+
+def patch_hunks(patch: str) -> list[list[tuple[str, str]]]:
+    """A stored patch (hunks from the first @@) as (kind, text) lines per hunk."""
+    hunks: list[list[tuple[str, str]]] = []
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            hunks.append([])
+        elif hunks and line[:1] in (" ", "-", "+"):
+            hunks[-1].append((line[0], line[1:]))
+        elif hunks and line == "":
+            hunks[-1].append((" ", ""))
+    return hunks

@@ -14,7 +14,7 @@ import hashlib
 
 from ..db import Graph
 from ..memory.reviews import decision_key
-from .feedback import entries
+from .learned import entries
 from .model import Dismissal, Finding, ParsedDiff
 
 DECISION_TEXT_Q = "MATCH (d:Decision) WHERE d.id IN $ids RETURN d.id AS id, d.summary AS summary, d.quote AS quote"

@@ -13,56 +13,26 @@ full recompute, and can be undone (``memory revert CORRECTION_ID``) as a new aud
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from ..db import Graph, Store
+from ..db import Store
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 from ..memory.reviews import REVIEW_KINDS, ReviewResult, record_review
+from .learned import FeedbackEntry, entries
+from .run import run_guard
+
+__all__ = [  # the read side lives in learned.py (run.py reads it); pages import it from here too
+    "KINDS",
+    "FeedbackEntry",
+    "entries",
+    "give_feedback",
+    "record_feedback",
+]
 
 KINDS = REVIEW_KINDS
 MAX_REASON = 4000
 _LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\[\]-]{0,99}$")
-
-ENTRIES_Q = """
-MATCH (c:Correction)-[:ABOUT]->(d:Decision)
-WHERE d.id IN $ids AND c.kind IN ['ack', 'wrong'] AND coalesce(c.state, 'applied') = 'applied'
-RETURN d.id AS decision, c.id AS id, c.kind AS kind, c.by AS by, c.reason AS reason, c.created_at AS at,
-       d.id AS about, coalesce(c.rev, 0) AS rev, c.lines_key AS lines_key, c.decision_key AS decision_key
-UNION ALL
-MATCH (d:Decision) WHERE d.id IN $ids WITH d
-MATCH (d)-[:SUPERSEDES]->(o:Decision)<-[:ABOUT]-(c:Correction)
-WHERE c.kind = 'override' AND coalesce(c.state, 'applied') = 'applied'
-RETURN d.id AS decision, c.id AS id, c.kind AS kind, c.by AS by, c.reason AS reason, c.created_at AS at,
-       o.id AS about, coalesce(c.rev, 0) AS rev, c.lines_key AS lines_key, c.decision_key AS decision_key
-"""
-
-
-@dataclass(frozen=True)
-class FeedbackEntry:
-    """One piece of feedback still in force on a decision (what a page lists, with an undo)."""
-
-    correction: str
-    decision: str
-    kind: str  # ack | wrong | override
-    by: str
-    reason: str
-    at: str
-    about: str  # the decision it was given on (for an override: the one it replaced)
-    revision: int
-    lines_key: str | None = None
-    decision_key: str | None = None
-
-    @property
-    def note(self) -> str:
-        when = self.at[:10]
-        reason = " ".join(self.reason.split())[:200]
-        if self.kind == "ack":
-            return f"acknowledged by {self.by} on {when}: {reason}"
-        if self.kind == "wrong":
-            return f"dismissed by {self.by} on {when} for the lines it was judged on: {reason}"
-        return f"override by {self.by} on {when} replaced {self.about}: {reason}"
 
 
 def give_feedback(
@@ -110,38 +80,11 @@ def record_feedback(
 
 
 def _lines_of(store: Store, repo: str, decision_id: str, diff: str) -> str:
-    from .run import run_guard  # late: run builds on this module
-
     report = run_guard(store, repo, diff)
     for f in [*report.findings, *report.dismissed]:
         if f.decision_id == decision_id:
             return f.lines_key
     raise InvalidInput(f"the guard reports no finding on {decision_id} for this diff; nothing to dismiss")
-
-
-def entries(graph: Graph, ids: list[str]) -> dict[str, list[FeedbackEntry]]:
-    """Feedback still in force on each decision (not undone), oldest first."""
-    out: dict[str, list[FeedbackEntry]] = {}
-    for r in graph.read(ENTRIES_Q, {"ids": ids}, name="feedback.learned"):
-        e = FeedbackEntry(
-            r["id"],
-            r["decision"],
-            r["kind"],
-            str(r.get("by") or ""),
-            str(r.get("reason") or ""),
-            str(r.get("at") or ""),
-            r["about"],
-            int(r["rev"]),
-            r.get("lines_key"),
-            r.get("decision_key"),
-        )
-        out.setdefault(e.decision, []).append(e)
-    return {k: sorted(v, key=lambda e: (e.at, e.correction)) for k, v in out.items()}
-
-
-def learned(graph: Graph, ids: list[str]) -> dict[str, list[str]]:
-    """What earlier feedback taught about each decision, oldest first, for the report's ``learned`` list."""
-    return {k: [e.note for e in v] for k, v in entries(graph, ids).items()}
 
 
 def _check(kind: str, by: str, reason: str, decision_id: str) -> tuple[str, str, str]:

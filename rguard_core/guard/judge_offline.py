@@ -45,6 +45,7 @@ from .decisive import (
     status_change,
     unguarded_copies,
 )
+from .diffparse import patch_hunks
 from .model import DecisionInfo, FileDiff, Judgement, Label
 from .paraphrase import allowed_names, eager_imports, lazy_modules, rejections
 from .revert import LineUndo, line_edits, revert_of, undone_edits
@@ -124,19 +125,6 @@ def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
                 cs.added[new] -= n
         cs.removed, cs.added = +cs.removed, +cs.added
     return out
-
-
-def patch_hunks(patch: str) -> list[list[tuple[str, str]]]:
-    """A stored patch (hunks from the first @@) as (kind, text) lines per hunk."""
-    hunks: list[list[tuple[str, str]]] = []
-    for line in patch.splitlines():
-        if line.startswith("@@"):
-            hunks.append([])
-        elif hunks and line[:1] in (" ", "-", "+"):
-            hunks[-1].append((line[0], line[1:]))
-        elif hunks and line == "":
-            hunks[-1].append((" ", ""))
-    return hunks
 
 
 @dataclass(frozen=True)

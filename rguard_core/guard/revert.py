@@ -64,7 +64,7 @@ def telling(line: str, path: str) -> bool:
 def change_hunks(patch: str, path: str) -> tuple[HunkLines, ...]:
     """The telling removed and added lines of each block of changed lines (a run of -/+ lines) of a stored
     patch, comments and docstrings dropped: a partial revert puts back some blocks of a hunk."""
-    from .judge_offline import patch_hunks
+    from .diffparse import patch_hunks
 
     kind = file_kind(path)
     out = []
@@ -203,7 +203,7 @@ class LineUndo:
 def line_edits(patch: str, path: str) -> tuple[tuple[str, str], ...]:
     """(old line, new line) pairs the change edited (one line turned into a similar one), telling ones only."""
     from .decisive import _pair
-    from .judge_offline import patch_hunks
+    from .diffparse import patch_hunks
 
     kind = file_kind(path)
     if kind == "prose":

@@ -5,24 +5,26 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
 from ..config import Settings
-from ..db import Graph, QueryLog, Store, validate_repo
+from ..db import Graph, QueryLog, Store
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
-from . import decisions, experts, feedback, import_hop, premises
+from . import decisions, experts, import_hop, premises
 from .diffparse import diff_from_patches, parse_diff
 from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
+from .learned import learned
 from .model import Candidate, DecisionInfo, Finding, GuardReport, Judgement, ParsedDiff, Verdict
+from .request import GuardRequest
 from .revert import search_lines
 from .tokens import ChangeSet
 
-JUDGES = ("offline", "llm")
 MIN_SCORE = 0.1  # findings whose score falls below this are not shown
 MAX_FINDINGS = 20
 SUPERSEDED_SCORE = 0.3
@@ -40,6 +42,41 @@ ORDER BY f.path
 """
 
 
+@dataclass(frozen=True)
+class Leads:
+    """Stage 1: what the diff's files, lines and symbols reach, and who edited them (independent reads)."""
+
+    touches: list[dict[str, str]]  # decisions whose change touched the diff's files (ranked later)
+    issue: list[Candidate]  # reached through an issue linked to a PR on these files
+    adr: list[Candidate]  # ADRs naming these files
+    known: set[str]  # the diff's paths the graph has seen before
+    reverted: list[Candidate]  # decisions whose lines the diff removes (or whose removals it adds back)
+    users: dict[str, list[str]]  # rare identifier -> source ids mentioning it
+    editors: list[dict[str, Any]]  # each file's top human editors
+    latest: str | None  # the graph's latest activity (to tell inactive people)
+    centrality: tuple[dict[str, float], dict[str, float]]  # PageRank, betweenness
+
+
+@dataclass(frozen=True)
+class Context:
+    """Stage 2: what the judge and the report need about each candidate decision (independent reads)."""
+
+    infos: dict[str, DecisionInfo] = field(default_factory=dict)
+    alternatives: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    authors: dict[str, list[str]] = field(default_factory=dict)
+    learned: dict[str, list[str]] = field(default_factory=dict)  # feedback still in force, as notes
+    premises: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # every rule's rows, in RULES order
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What the graph work of one run hands the judge: the merged candidates, the people, their context."""
+
+    candidates: list[Candidate]
+    people: experts.People
+    context: Context
+
+
 def run_guard(
     store: Store,
     repo: str,
@@ -50,16 +87,21 @@ def run_guard(
     settings: Settings | None = None,
     mode: Mode = "sequential",
 ) -> GuardReport:
-    """Guard one diff (or PR ``pr`` as stored in the graph) against the repository's earlier decisions.
+    """Guard one diff (or PR ``pr`` as stored in the graph) against the repository's earlier decisions."""
+    return run_request(store, GuardRequest(repo, diff_text, pr, judge), settings=settings, mode=mode)
+
+
+def run_request(
+    store: Store, req: GuardRequest, *, settings: Settings | None = None, mode: Mode = "sequential"
+) -> GuardReport:
+    """Guard what ``req`` names (its repository, judge, diff and size limit are checked when it is built).
 
     ``mode="concurrent"`` runs each stage's independent reads on a thread pool; bench/guard.py measured it
     slower than one by one at 20,000 PRs on 2 cores (p50 74 vs 59 ms) and about even on the seed, so
     sequential is the default.
     """
     t0 = time.perf_counter()
-    repo = validate_repo(repo)
-    if judge not in JUDGES:
-        raise InvalidInput(f"unknown judge {judge!r}; choose one of: {', '.join(JUDGES)}")
+    repo, diff_text, pr, judge = req.repo, req.diff, req.pr, req.judge
     settings = settings or store.settings
     log = QueryLog()
     graph = store.repo_graph(repo, log)
@@ -86,7 +128,7 @@ def run_guard(
     findings = run.judge(gathered, judge)
     t_judge = (time.perf_counter() - t_judge0) * 1000
     findings, dismissed = apply_dismissals(
-        graph, parsed, findings, {c.decision_id: c.files for c in gathered["candidates"]}
+        graph, parsed, findings, {c.decision_id: c.files for c in gathered.candidates}
     )
     verdict: Verdict = "warn" if any(f.label == "contradicts" for f in findings) else "note" if findings else "pass"
     if verdict == "pass" and parsed.skipped_files:
@@ -131,64 +173,78 @@ class _Run:
         self.cleared: list[dict[str, str]] = []  # candidates judged and let go, for the review view
         self.before: str | None = None
 
-    def _all(self, jobs: dict[str, Callable[[], Any]]) -> dict[str, Any]:
-        if self.mode == "sequential":
-            return {k: fn() for k, fn in jobs.items()}
-        futs: dict[str, Future[Any]] = {k: _POOL.submit(fn) for k, fn in jobs.items()}
-        return {k: f.result() for k, f in futs.items()}
+    def _start[T](self, fn: Callable[[], T]) -> Future[T]:
+        """Run ``fn`` on the pool (concurrent mode) or now (sequential mode); either way a Future to read."""
+        if self.mode == "concurrent":
+            return _POOL.submit(fn)
+        done: Future[T] = Future()
+        done.set_result(fn())
+        return done
 
-    def gather(self) -> dict[str, Any]:
-        g, d, ex = self.g, self.diff, self.exclude
-        idents, new_files = self._symbol_inputs()
-        a = self._all(
-            {
-                "touches": lambda: cands.touch_rows(g, d, ex),
-                "issue": lambda: cands.linked(g, d, ex),
-                "adr": lambda: cands.adrs(g, d, ex),
-                "known": lambda: cands.known_files(g, d),
-                "reverted": lambda: cands.reverted(g, d, ex, search_lines(self.sets)),
-                "users": lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))),
-                "editors": lambda: experts.editors(g, d.paths),
-                "latest": lambda: experts.latest_activity(g),
-                "centrality": lambda: experts.centrality(g),
-            }
+    def _leads(self) -> Leads:
+        g, d, ex, start = self.g, self.diff, self.exclude, self._start
+        idents, _ = self._symbol_inputs()
+        touches = start(lambda: cands.touch_rows(g, d, ex))
+        issue = start(lambda: cands.linked(g, d, ex))
+        adr = start(lambda: cands.adrs(g, d, ex))
+        known = start(lambda: cands.known_files(g, d))
+        reverted = start(lambda: cands.reverted(g, d, ex, search_lines(self.sets)))
+        users = start(lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))))
+        editors = start(lambda: experts.editors(g, d.paths))
+        latest = start(lambda: experts.latest_activity(g))
+        centrality = start(lambda: experts.centrality(g))
+        return Leads(
+            touches.result(),
+            issue.result(),
+            adr.result(),
+            known.result(),
+            reverted.result(),
+            users.result(),
+            editors.result(),
+            latest.result(),
+            centrality.result(),
         )
-        rows = cands.touch_rows_by_symbol(g, d, ex, a["users"]) + a["touches"]
-        found: list[Candidate] = cands.rank_touches(rows, a["users"]) + a["reverted"] + a["adr"] + a["issue"]
+
+    def _context(self, ids: list[str]) -> Context:
+        if not ids:
+            return Context()
+        g, start = self.g, self._start
+        infos = start(lambda: decisions.decision_infos(g, ids))
+        alternatives = start(lambda: alts.alternatives(g, ids))
+        authors = start(lambda: experts.authors(g, ids))
+        notes = start(lambda: learned(g, ids))
+        rules = [start(partial(premises.run_rule, g, r, ids, self.settings.inactive_days)) for r in premises.RULES]
+        prem: dict[str, list[dict[str, str]]] = {}
+        for rule in rules:  # in RULES order, as the report lists them
+            for did, p in rule.result():
+                prem.setdefault(did, []).append(p)
+        return Context(infos.result(), alternatives.result(), authors.result(), notes.result(), prem)
+
+    def gather(self) -> Gathered:
+        g, d, ex = self.g, self.diff, self.exclude
+        _, new_files = self._symbol_inputs()
+        a = self._leads()
+        rows = cands.touch_rows_by_symbol(g, d, ex, a.users) + a.touches
+        found: list[Candidate] = cands.rank_touches(rows, a.users) + a.reverted + a.adr + a.issue
         found += import_hop.candidates(g, d, ex)
         # the symbol hop is for new, renamed or never-seen files
-        fresh = [f for f in new_files if f in self._fresh_paths(a["known"])]
+        fresh = [f for f in new_files if f in self._fresh_paths(a.known)]
         if fresh:
-            found += cands.symbols(g, self._idents_of(fresh), a["users"], fresh, ex)
+            found += cands.symbols(g, self._idents_of(fresh), a.users, fresh, ex)
         merged = cands.merge(cands.resolve_superseded(g, cands.merge(found)))
         ids = [c.decision_id for c in merged]
         everywhere = [c.decision_id for c in merged if not ({"touches", "adr"} & set(c.hops))]
-        b = (
-            self._all(
-                {
-                    "infos": lambda: decisions.decision_infos(g, ids),
-                    "alternatives": lambda: alts.alternatives(g, ids),
-                    "authors": lambda: experts.authors(g, ids),
-                    "learned": lambda: feedback.learned(g, ids),
-                    **{
-                        f"rule.{r.id}": partial(premises.run_rule, g, r, ids, self.settings.inactive_days)
-                        for r in premises.RULES
-                    },
-                }
-            )
-            if ids
-            else {"infos": {}}
-        )
-        editors = list(a["editors"])
+        b = self._context(ids)
+        editors = list(a.editors)
         if ids:
-            decisions.attach_patches(g, b["infos"], d.paths, everywhere, self._new_file_suffixes())
+            decisions.attach_patches(g, b.infos, d.paths, everywhere, self._new_file_suffixes())
             # decisions reached by symbol or issue: whom to ask is whoever edited *their* files
-            extra = sorted({p for i in everywhere if i in b["infos"] for p in b["infos"][i].patches} - set(d.paths))
+            extra = sorted({p for i in everywhere if i in b.infos for p in b.infos[i].patches} - set(d.paths))
             if extra:
                 editors += experts.editors(g, extra[:MAX_EXTRA_EXPERT_FILES], name="experts.editors_elsewhere")
-        pagerank, betweenness = a["centrality"]
-        people = experts.People(editors, pagerank, betweenness, a["latest"])
-        return {"candidates": merged, "people": people, **b}
+        pagerank, betweenness = a.centrality
+        people = experts.People(editors, pagerank, betweenness, a.latest)
+        return Gathered(merged, people, b)
 
     def _new_file_suffixes(self) -> list[str]:
         """Extensions of the code files the diff adds (``.sql``): earlier changes to such files are compared too."""
@@ -216,16 +272,11 @@ class _Run:
                 idents += [n for n, _ in cs.changed_idents.most_common(40) if n not in idents]
         return idents[:60]
 
-    def judge(self, gathered: dict[str, Any], judge: str) -> list[Finding]:
-        infos: dict[str, DecisionInfo] = gathered["infos"]
-        prem: dict[str, list[dict[str, str]]] = {}
-        for key, rows in gathered.items():
-            if key.startswith("rule."):
-                for did, p in rows:
-                    prem.setdefault(did, []).append(p)
+    def judge(self, gathered: Gathered, judge: str) -> list[Finding]:
+        infos, prem = gathered.context.infos, gathered.context.premises
         items = [
             (c, infos[c.decision_id])
-            for c in gathered["candidates"]
+            for c in gathered.candidates
             if c.decision_id in infos and not self._later(infos[c.decision_id])
         ]
         standing = {c.decision_id: not premises.no_longer_stands(prem.get(c.decision_id, [])) for c, _ in items}
@@ -276,12 +327,12 @@ class _Run:
         j: Judgement,
         score: float,
         prem: list[dict[str, str]],
-        gathered: dict[str, Any],
+        gathered: Gathered,
     ) -> Finding:
         # the diff's files the decision changed; for a decision reached by symbol or issue, its own files
         files = [p for p in c.files if p in info.patches] or list(info.patches) or c.files
         who, bus = experts.rank(
-            gathered["people"], files, gathered["authors"].get(c.decision_id, []), self.settings.inactive_days
+            gathered.people, files, gathered.context.authors.get(c.decision_id, []), self.settings.inactive_days
         )
         return Finding(
             decision_id=c.decision_id,
@@ -294,10 +345,10 @@ class _Run:
             hops=c.hops,
             path=c.path,
             premises=sorted(prem, key=lambda p: p["rule"]),
-            alternatives=gathered["alternatives"].get(c.decision_id, []),
+            alternatives=gathered.context.alternatives.get(c.decision_id, []),
             experts=who,
             bus_factor=bus,
-            learned=gathered["learned"].get(c.decision_id, []),
+            learned=gathered.context.learned.get(c.decision_id, []),
             reason=j.reason,
             rules=[{"id": r, "why": w} for r, w in j.rules],
         )

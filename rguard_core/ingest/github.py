@@ -35,21 +35,6 @@ MAX_BACKOFF_S = 30.0
 BASE_BACKOFF_S = 0.2  # transient 502s usually clear at once; 0.2, 0.6, 1.8, 5.4 s
 
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
-_PR_URL = re.compile(
-    r"^https?://(?P<host>[A-Za-z0-9.-]+(?::\d+)?)/(?P<owner>[^/\s]+)/(?P<name>[^/\s]+)/pulls?/(?P<num>\d+)"
-    r"(?:/[^\s?#]*)?/?(?:[?#]\S*)?$"
-)
-
-
-def parse_pr_url(url: str) -> tuple[str, int]:
-    """``https://<host>/<owner>/<name>/pull/<n>`` → ``("owner/name", n)``; anything else raises InvalidInput."""
-    m = _PR_URL.match((url or "").strip())
-    if not m or int(m["num"]) <= 0:
-        raise InvalidInput(
-            f"not a pull request URL: {url!r}; expected https://github.com/<owner>/<name>/pull/<number> "
-            "(or the same path on a GitHub Enterprise host)"
-        )
-    return validate_repo(f"{m['owner']}/{m['name']}"), int(m["num"])
 
 
 @dataclass(frozen=True)

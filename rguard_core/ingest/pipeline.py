@@ -454,8 +454,8 @@ def _settle_new(graph: Any, batch: Any) -> None:
 def _recompute_support(graph: Any, fresh: bool) -> None:
     """Settle ``holds`` after a write. In a fresh graph nothing is quarantined or corrected, so every
     observation holds and a decision holds iff it has a justification; otherwise the engine recomputes."""
-    from ..memory.engine import recompute_all
     from ..memory.graphio import STATE_ID
+    from ..memory.recompute import recompute
 
     if fresh:
         graph.query(
@@ -465,4 +465,4 @@ def _recompute_support(graph: Any, fresh: bool) -> None:
         # support is now computed: record the engine's revision so a later recompute has nothing to redo
         graph.query("MERGE (m:MemoryState {id: $id}) ON CREATE SET m.rev = 1", {"id": STATE_ID}, name="ingest.state")
         return
-    recompute_all(graph)
+    recompute(graph)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..db import Store, validate_repo
 from ..errors import InvalidInput
+from ..pr_url import parse_pr_url
 from .pipeline import EXTRACTORS, IngestResult, ingest_git, ingest_github, ingest_snapshot, make_extractor
 
 KINDS = ("github", "snapshot", "git")
@@ -49,8 +50,6 @@ def run_ingest(
     ex = make_extractor(req.extractor, store.settings)
     if req.kind == "github":
         if target.startswith(("http://", "https://")):
-            from .github import parse_pr_url
-
             repo, number = parse_pr_url(target)
             return ingest_github(
                 store,

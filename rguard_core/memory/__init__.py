@@ -42,8 +42,9 @@ Graph additions beyond docs/GRAPH_MODEL.md: ``MemoryState {id: 'memory', rev, st
 from .corrections import CorrectionPreview, CorrectionResult, apply_correction, preview_correction
 from .incidents import IncidentResult, QuarantinePreview, preview_quarantine, quarantine_source
 from .loader import LoadResult, load_scenario
+from .recompute import RecomputeResult, recompute
 from .retrieve import RetrieveResult, retrieve
-from .status import RecomputeResult, recompute, status
+from .status import status
 from .steps import StepReport
 from .undo import UndoPreview, UndoResult, lift_quarantine, preview_lift, preview_undo, undo
 

@@ -29,7 +29,8 @@ from . import writes
 from .engine import StepOutcome, step_outcome
 from .graphio import read_region
 from .model import SupportGraph
-from .steps import StepReport, optimistic
+from .recompute import optimistic, recompute
+from .steps import StepReport
 
 _CHECK = (
     "MATCH (old:Claim {id: $cid}) WHERE coalesce(old.rev, 0) = $crev AND coalesce(old.status, 'active') <> 'superseded'"
@@ -269,8 +270,6 @@ def _already_applied(graph: Graph, ids: CorrectionIds, claim_id: str) -> Correct
     )
     if not rows or rows[0]["state"] != "applied":
         return None
-    from .status import recompute  # the propagation check: the old claim's region, recomputed
-
-    check = recompute(graph, seeds=[claim_id])
+    check = recompute(graph, seeds=[claim_id])  # the propagation check: the old claim's region, recomputed
     original = StepReport.from_dict(json.loads(rows[0]["result"] or "{}"))
     return CorrectionResult("already_applied", ids.correction, claim_id, ids.claim, ids.source, original, check.changed)

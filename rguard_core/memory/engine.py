@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .model import ClaimState, SupportGraph, max_label
 
@@ -185,10 +184,3 @@ def lineage_roots(lineage: dict[str, tuple[str, ...]]) -> dict[str, frozenset[st
     for sid in lineage:
         roots(sid, frozenset())
     return memo
-
-
-def recompute_all(graph: Any) -> Any:
-    """Recompute stored support of a whole graph (ingest calls this after writing new claims)."""
-    from .status import recompute
-
-    return recompute(graph)

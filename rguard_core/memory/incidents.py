@@ -21,7 +21,8 @@ from . import writes
 from .engine import StepOutcome, observation_holds, step_outcome
 from .graphio import read_region, seeds_of_source
 from .model import SupportGraph
-from .steps import StepReport, optimistic
+from .recompute import optimistic
+from .steps import StepReport
 
 _CHECK = (
     "MATCH (s:Source {id: $sid}) WHERE coalesce(s.quarantined, false) = false "

@@ -228,3 +228,13 @@ def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: 
 
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
+
+
+def load_scenario_file(store: Store, path: str | Path, if_missing: bool = False) -> str:
+    """Load one scenario file into its workspace (skipped when ``if_missing`` and it is loaded); its workspace name."""
+    scenario = read_scenario_file(path)
+    if not scenario.workspace:
+        raise ScenarioError(f"scenario file {path} has no 'workspace' field")
+    if if_missing and read_revision(store.workspace_graph(scenario.workspace), allow_loading=True) is not None:
+        return scenario.workspace
+    return load_scenario(store, scenario).workspace

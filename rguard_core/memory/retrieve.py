@@ -9,6 +9,7 @@ from typing import Any
 from ..db import Graph
 from ..errors import InvalidInput
 from .graphio import read_revision
+from .recompute import recompute
 
 _WORD = re.compile(r"[^\W_]+|_", re.UNICODE)
 
@@ -29,9 +30,7 @@ def retrieve(graph: Graph, query: str, limit: int = 10) -> RetrieveResult:
     if not terms:
         raise InvalidInput("retrieve needs a query with at least one word")
     if read_revision(graph) is None and graph.exists():
-        from .status import recompute  # holds were never computed on this graph
-
-        recompute(graph)
+        recompute(graph)  # holds were never computed on this graph
     # the terms are passed as a parameter; OR-ing them keeps recall for natural-language questions
     ft = " | ".join(terms)
     claims = graph.read(

@@ -30,7 +30,7 @@ from ..db import Graph
 from ..errors import ConflictError, InvalidInput
 from ..evidence import Span, anchor
 from . import writes
-from .steps import optimistic
+from .recompute import optimistic
 
 REVIEW_KINDS = ("ack", "wrong", "override")
 LINES_KEY = re.compile(r"^[0-9a-f]{16}$")

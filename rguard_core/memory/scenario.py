@@ -274,16 +274,3 @@ def _check_lineage_acyclic(sources: dict[str, SourceSpec]) -> None:
             elif not state.get(nxt):
                 state[nxt] = 1
                 stack.append((nxt, iter(sources[nxt].derived_from)))
-
-
-def load_scenario_file(store: Any, path: str | Path, if_missing: bool = False) -> str:
-    """Load one scenario file into its workspace (skipped when ``if_missing`` and it is loaded); its workspace name."""
-    from .graphio import read_revision
-    from .loader import load_scenario
-
-    scenario = read_scenario_file(path)
-    if not scenario.workspace:
-        raise ScenarioError(f"scenario file {path} has no 'workspace' field")
-    if if_missing and read_revision(store.workspace_graph(scenario.workspace), allow_loading=True) is not None:
-        return scenario.workspace
-    return load_scenario(store, scenario).workspace

@@ -1,20 +1,12 @@
-"""Shared machinery of a memory step: the report it returns and the optimistic retry loop around it."""
+"""What a memory step returns: its report (the retry loop around a step is recompute.optimistic)."""
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..db import Graph
-from ..errors import ConflictError
 from .engine import StepOutcome
-from .graphio import NeedsFullRecompute, read_revision
 from .model import SupportGraph
-
-MAX_ATTEMPTS = 60
 
 
 @dataclass
@@ -95,26 +87,3 @@ class StepReport:
             restored_decisions=list(d.get("restored", {}).get("decisions", [])),
             previous_labels=dict(d.get("previous_labels", {})),
         )
-
-
-def optimistic[T](graph: Graph, attempt: Callable[[int], T | None], what: str) -> T:
-    """Run ``attempt(revision)`` until its compare-and-set write lands; it returns None when it lost a race.
-
-    A graph whose support was never computed (a fresh repository graph) is computed in full first.
-    """
-    from .status import recompute  # late: status builds on this module
-
-    for n in range(MAX_ATTEMPTS):
-        revision = read_revision(graph)
-        if revision is None:
-            recompute(graph)
-            continue
-        try:
-            result = attempt(revision)
-        except NeedsFullRecompute:
-            recompute(graph)
-            continue
-        if result is not None:
-            return result
-        time.sleep(random.uniform(0, 0.002 * min(n + 1, 10)))  # back off so racing writers spread out
-    raise ConflictError(f"{what}: the graph kept changing underneath; gave up after {MAX_ATTEMPTS} attempts")

@@ -34,7 +34,8 @@ from . import writes
 from .engine import Holds, action_status, least_fixed_point
 from .graphio import read_region, seeds_of_source
 from .model import SupportGraph
-from .steps import StepReport, optimistic
+from .recompute import optimistic
+from .steps import StepReport
 
 UNDOABLE = ("quarantine", "claim", "ack", "wrong", "override")
 
