@@ -7,7 +7,8 @@ from pathlib import Path
 from rguard_core.commands.main import build_parser
 from rguard_core.config import SETTINGS, SETTINGS_DOC, Settings, settings_table
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_every_setting_is_in_the_readme() -> None:
@@ -56,3 +57,16 @@ def test_readme_has_the_two_commands_and_ci_calls_the_test_one() -> None:
     assert "make run" in README and "make test" in README
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_every_markdown_code_fence_is_closed() -> None:
+    # An unclosed ``` turns the rest of a page into one code block (README's architecture diagram once did).
+    skip = {".venv", ".git", "seeds", "artifacts", "node_modules"}
+    docs = [p for p in ROOT.rglob("*.md") if not skip & set(p.relative_to(ROOT).parts[:2]) and ".rguard" not in str(p)]
+    for doc in docs:
+        fences = [
+            n
+            for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1)
+            if line.lstrip().startswith("```")
+        ]
+        assert len(fences) % 2 == 0, f"{doc.relative_to(ROOT)}: unclosed code fence (fence lines {fences})"
