@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .tokens import ChangeSet
+from .judge_case import PATCH_CACHE, Case, Evidence, patch_hunks
+from .tokens import ChangeSet, tokens, weight
 
 _IMPORT = re.compile(r"^(\s*)(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
 _ALLOW = re.compile(
@@ -111,3 +113,47 @@ def rejections(diff: ChangeSet, names: set[str]) -> list[Rejected]:
                         out.append(Rejected(name, prev.strip(), line.strip()))
             prev = line
     return out
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def _lazy(patch: str, words: str) -> frozenset[str]:
+    return frozenset(lazy_modules(patch_hunks(patch), words))
+
+
+def e1_eager(case: Case) -> Evidence | None:
+    """E1: an import the decision made lazy (moved into a function) imported at module level again."""
+    if case.remote:
+        return None
+    for path, cs in case.diff_sets.items():
+        if path in case.info.patches and not cs.test and cs.kind != "prose":
+            words = " ".join((case.info.quote, case.info.summary, case.info.source_title))
+            found = eager_imports(cs, _lazy(case.info.patches[path], words))
+            if found:
+                return Evidence(
+                    "E1",
+                    0.6,
+                    f"the diff imports `{found[0].module}` at module level again "
+                    f"(`{found[0].line}`); the decision's change made that import lazy",
+                )
+    return None
+
+
+def c1_rejected(case: Case) -> Evidence | None:
+    """C1: what the decision's words allow (``accept `str` values``), the diff now rejects (check + raise)."""
+    if case.remote:
+        return None
+    names = allowed_names(" ".join((case.info.quote, case.info.summary, case.info.source_title)))
+    for path, cs in case.diff_sets.items():
+        if path in case.info.patches and not cs.test and cs.kind != "prose":
+            found = rejections(cs, names)
+            if found:
+                r = found[0]
+                share = sum(weight(t) for t in tokens(r.check) + tokens(r.words)) / case.total_w
+                return Evidence(
+                    "C1",
+                    0.6,
+                    f"the decision allows `{r.name}`; the diff rejects it (`{r.check}` then `{r.words}`)",
+                    share,
+                    True,
+                )
+    return None
