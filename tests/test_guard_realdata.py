@@ -6,6 +6,7 @@ and the top finding cites the expected PR in >= 80% of catches. Skipped when ../
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -91,3 +92,15 @@ def test_stored_prs_guarded_against_earlier_decisions_raise_no_false_warning(
     ]
     warned = [n for n in numbers if n not in reverts and run_guard(store, REPO, None, pr=n).verdict == "warn"]
     assert len(warned) <= len(numbers) // 10, f"stored PRs that warned: {warned}"
+
+
+def test_starlette_tuning_cases_for_the_paraphrase_rules(store: Store, starlette: list[dict[str, Any]]) -> None:
+    """eval/tuning_starlette.yaml: hand-written paraphrased undos of real starlette decisions and benign
+    look-alikes, fitted while building X1/W1/K1 and the broadened C1 (tuned, not held out)."""
+    from rguard_core.evaluation import load_cases, run_guard_eval
+
+    root = Path(__file__).resolve().parent.parent
+    m = run_guard_eval(store, load_cases(root / "eval" / "tuning_starlette.yaml")).metrics
+    print(f"starlette tuning cases: {m['counts']} by rule {m['by_rule']}")
+    assert m["recall"] == 1.0 and m["attribution"] == 1.0 and m["false_positive_rate"] == 0.0
+    assert m["by_rule"]["X1"]["hits"] >= 3 and m["by_rule"]["C1"]["hits"] >= 1

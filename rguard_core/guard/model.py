@@ -82,6 +82,7 @@ class DecisionInfo:
     score_factor: float
     at: str | None = None  # when the decision's source was merged / committed / written
     patches: dict[str, str] = field(default_factory=dict)  # file path -> unified hunks of the decision's change
+    rejected: list[str] = field(default_factory=list)  # quotes of the alternatives it rejected (REJECTED_FOR)
 
 
 @dataclass

@@ -1,10 +1,13 @@
 """Paraphrased undos: the same intent undone with other code, read from the decision's change and words.
 
 E1  lazy import made eager: the decision's change moved an import into a function (it took a top-level
-    ``import m`` / ``from m import x`` out, or added an indented one); the diff adds that import at module
-    level again
+    ``import m`` / ``from m import x`` out, or added an indented one), or its words speak of lazy/deferred
+    imports and it took a top-level import out; the diff adds that module (or a part or parent of it) at module
+    level again (column 0, or inside a module-level ``try:``)
 C1  a permission revoked: the decision's words allow/accept/support a code name (``str``, ``None``,
-    ``bytes``...), and the diff adds a check on that name followed by a raise/throw (rejecting it)
+    ``bytes``...), and the diff adds a check on that name followed by a raise/throw (rejecting it), or a
+    negated type check (``not isinstance(v, bytes)``, ``assert isinstance(v, bytes)``) that leaves the allowed
+    type out, on a name the decision's change checked or annotated with that type
 """
 
 from __future__ import annotations
@@ -65,8 +68,8 @@ def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str
                 removed_top.add(name)
             elif k == "+":
                 (added_inner if indent else added_top).add(name)
-    moved = removed_top & added_inner
-    said = added_inner if _LAZY_WORDS.search(words) else set()
+    moved = {m for m in removed_top if any(_same_module(m, x) for x in added_inner)}
+    said = added_inner | removed_top if _LAZY_WORDS.search(words) else set()
     return (moved | said) - added_top
 
 
@@ -77,11 +80,29 @@ def eager_imports(diff: ChangeSet, lazy: set[str] | frozenset[str]) -> list[Eage
         return []
     out = []
     for h in diff.hunks:
-        for k, line in h:
+        for i, (k, line) in enumerate(h):
             mod = _module(line) if k == "+" else None
-            if mod and not mod[0] and mod[1] in lazy:
+            if mod and _module_level(h, i, mod[0]) and any(_same_module(mod[1], m) for m in lazy):
                 out.append(EagerImport(mod[1], line.strip()))
     return out
+
+
+def _same_module(a: str, b: str) -> bool:
+    """``a.b`` is ``a.b``, a part of it (``a.b.c``) or its package (``a``)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _module_level(hunk: list[tuple[str, str]], i: int, indent: str) -> bool:
+    """An import at column 0, or indented under a column-0 ``try:``/``except ...:`` (an optional dependency)."""
+    if not indent:
+        return True
+    for _, text in reversed(hunk[:i]):
+        if not text.strip():
+            continue
+        lead = len(text) - len(text.lstrip())
+        if lead < len(indent):
+            return lead == 0 and re.match(r"(?:try|except\b[^:]*|else)\s*:", text) is not None
+    return False
 
 
 def allowed_names(text: str) -> set[str]:
@@ -97,8 +118,10 @@ def allowed_names(text: str) -> set[str]:
 _TYPES = frozenset("str bytes int float None bool list dict tuple set Path string number object null".split())
 
 
-def rejections(diff: ChangeSet, names: set[str]) -> list[Rejected]:
-    """C1: a check on an allowed name that the diff adds, followed by a raise/throw it adds."""
+def rejections(diff: ChangeSet, names: set[str], checked: dict[str, set[str]] | None = None) -> list[Rejected]:
+    """C1: a check on an allowed name that the diff adds, followed by a raise/throw it adds; or a negated type
+    check (or an assert) on a variable the decision's change typed with an allowed name (``checked``: name ->
+    variables) that leaves that name out."""
     if not names:
         return []
     out = []
@@ -107,17 +130,69 @@ def rejections(diff: ChangeSet, names: set[str]) -> list[Rejected]:
         for k, line in h:
             if k == "-":
                 continue
+            if k == "+" and _ASSERT_TYPE.search(line):
+                out += _narrowed(line, line, checked or {})
             if k == "+" and prev is not None and _EXIT.match(line) and _COND.search(prev):
-                for name in names:
+                kept = _listed(prev)  # ``if not isinstance(v, (str, Path)): raise`` keeps str allowed
+                for name in names - kept:
                     if re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", prev):
                         out.append(Rejected(name, prev.strip(), line.strip()))
+                if _NOT_TYPE.search(prev):
+                    out += _narrowed(prev, line, checked or {})
             prev = line
+    return out
+
+
+_TYPE_CHECK = r"isinstance\(\s*([\w.]+)\s*,\s*(\([^)]*\)|[\w.]+)\s*\)"
+_NOT_TYPE = re.compile(r"\bnot\s+" + _TYPE_CHECK + r"|!\s*\(?\s*([\w.]+)\s+instanceof\s+([\w.]+)")
+_ASSERT_TYPE = re.compile(r"^\s*assert\s+" + _TYPE_CHECK)
+
+
+def _listed(check: str) -> set[str]:
+    """The types a negated type check lets through."""
+    m = _NOT_TYPE.search(check)
+    return set(re.findall(r"[\w.]+", [g for g in m.groups() if g][1])) if m else set()
+
+
+def _narrowed(check: str, then: str, checked: dict[str, set[str]]) -> list[Rejected]:
+    """A type check on a variable the decision typed with an allowed name, leaving that name out."""
+    m = _NOT_TYPE.search(check) or _ASSERT_TYPE.search(check)
+    if m is None:
+        return []
+    var, types = [g for g in m.groups() if g][:2]
+    listed = set(re.findall(r"[\w.]+", types))
+    return [
+        Rejected(name, check.strip(), then.strip())
+        for name, variables in checked.items()
+        if var.split(".")[-1] in variables and name not in listed
+    ]
+
+
+def typed_with(hunks: list[list[tuple[str, str]]], names: set[str]) -> dict[str, set[str]]:
+    """Variables the change's added lines type-check or annotate with an allowed name (``isinstance(v, str)``,
+    ``v: str | bytes``): name -> variables."""
+    out: dict[str, set[str]] = {}
+    for h in hunks:
+        for k, line in h:
+            if k != "+":
+                continue
+            for name in names:
+                n = re.escape(name)
+                for m in re.finditer(r"isinstance\(\s*([\w.]+)\s*,\s*\(?[^)]*\b" + n + r"\b", line):
+                    out.setdefault(name, set()).add(m.group(1).split(".")[-1])
+                for m in re.finditer(r"\b(\w+)\s*:\s*[^=,)]*(?<![\w.])" + n + r"\b", line):
+                    out.setdefault(name, set()).add(m.group(1))
     return out
 
 
 @lru_cache(maxsize=PATCH_CACHE)
 def _lazy(patch: str, words: str) -> frozenset[str]:
     return frozenset(lazy_modules(patch_hunks(patch), words))
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def _typed(patch: str, names: frozenset[str]) -> dict[str, set[str]]:
+    return typed_with(patch_hunks(patch), set(names))
 
 
 def e1_eager(case: Case) -> Evidence | None:
@@ -139,13 +214,16 @@ def e1_eager(case: Case) -> Evidence | None:
 
 
 def c1_rejected(case: Case) -> Evidence | None:
-    """C1: what the decision's words allow (``accept `str` values``), the diff now rejects (check + raise)."""
+    """C1: what the decision's words allow (``accept `str` values``) or its change widened a parameter's type to
+    (``max_age: int`` -> ``Optional[int]``), the diff now rejects (check + raise)."""
     if case.remote:
         return None
     names = allowed_names(" ".join((case.info.quote, case.info.summary, case.info.source_title)))
     for path, cs in case.diff_sets.items():
         if path in case.info.patches and not cs.test and cs.kind != "prose":
-            found = rejections(cs, names)
+            patch = case.info.patches[path]
+            found = rejections(cs, names, _typed(patch, frozenset(names))) if names else []
+            found = found or widened_rejections(cs, _widened(patch))
             if found:
                 r = found[0]
                 share = sum(weight(t) for t in tokens(r.check) + tokens(r.words)) / case.total_w
@@ -157,3 +235,56 @@ def c1_rejected(case: Case) -> Evidence | None:
                     True,
                 )
     return None
+
+
+_ANNOTATION = re.compile(r"(?<![\w.])(\w+)\s*:\s*([^=,)#]+?)\s*(?:=|,|\)|$)")
+
+
+def _types(annotation: str) -> set[str]:
+    """The types an annotation lets through: ``Optional[int]`` -> {int, None}, ``str | Path`` -> {str, Path}."""
+    out = {t.rsplit(".", 1)[-1] for t in re.findall(r"[A-Za-z_][\w.]*", annotation)}
+    if "Optional" in out:
+        out.add("None")
+    return out - {"Optional", "Union", "typing", "Any"}
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def _widened(patch: str) -> dict[str, frozenset[str]]:
+    """Parameters whose annotation the change widened: variable -> the types it added (``None`` for Optional)."""
+    out: dict[str, frozenset[str]] = {}
+    for h in patch_hunks(patch):
+        before = {m.group(1): _types(m.group(2)) for k, x in h if k == "-" for m in _ANNOTATION.finditer(x)}
+        for k, x in h:
+            if k != "+":
+                continue
+            for m in _ANNOTATION.finditer(x):
+                var = m.group(1)
+                if var in before and before[var]:
+                    extra = _types(m.group(2)) - before[var]
+                    if extra:
+                        out[var] = frozenset(extra)
+    return out
+
+
+def widened_rejections(diff: ChangeSet, widened: dict[str, frozenset[str]]) -> list[Rejected]:
+    """C1 from code: the diff adds a check + raise that refuses a type the decision's change widened a
+    parameter to (``if not isinstance(max_age, int): raise``, ``if max_age is None: raise``)."""
+    if not widened:
+        return []
+    out: list[Rejected] = []
+    checked: dict[str, set[str]] = {}
+    for var, extra in widened.items():
+        for name in extra:
+            checked.setdefault(name, set()).add(var)
+    for h in diff.hunks:
+        prev: str | None = None
+        for k, line in h:
+            if k == "-":
+                continue
+            if k == "+" and prev is not None and _EXIT.match(line) and _COND.search(prev):
+                out += _narrowed(prev, line, checked) if _NOT_TYPE.search(prev) else []
+                for var in checked.get("None", set()):
+                    if re.search(r"\b" + re.escape(var) + r"\s+is\s+None\b", prev):
+                        out.append(Rejected("None", prev.strip(), line.strip()))
+            prev = line
+    return out

@@ -228,6 +228,9 @@ class _Run:
             for c in gathered["candidates"]
             if c.decision_id in infos and not self._later(infos[c.decision_id])
         ]
+        for did, alt in gathered.get("alternatives", {}).items():  # the judge reads the rejected alternatives too
+            if did in infos:
+                infos[did].rejected = [a["quote"] for a in alt]
         standing = {c.decision_id: not premises.no_longer_stands(prem.get(c.decision_id, [])) for c, _ in items}
         labels = self._labels(items, standing, judge)
         findings = []

@@ -1,0 +1,326 @@
+"""Paraphrased undos read from the decision's own words: what they say was rejected or removed, and the limits
+they set, against the code the diff adds.
+
+X1  rejected code brought back: the decision's words (its quote, summary, title and the quotes of the
+    alternatives it rejected, REJECTED_FOR) name code on the losing side of a polarity phrase
+    (``instead of `X```, ``rather than X``, ``we considered X but``, ``no longer X``, ``removed X`` ...), and
+    the diff's added code, in a file the decision's change touched, writes that code again. Only names that
+    read as code count (backticks, ``_``/digits/inner capitals, a dotted name); a name the decision's change
+    added, or left in use on its context lines without removing it, is the file's vocabulary, not the
+    rejected alternative.
+K1  a limit bypassed: its words speak of a limit, its change added a keyword argument carrying that word to
+    a call (``fetch(url, timeout=10)``), and the diff adds a new call to the same function, in a file the
+    change touched, without it (and without ``**kwargs``)
+W1  a limit disabled: the decision's words speak of a limit (timeout, retry, max, size, expiry, check...),
+    its change bound a name carrying that word (``timeout=30``, ``max_retries = 3``), and the diff binds that
+    name to a value that switches it off (None, 0, False, -1, infinity)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .judge_case import PATCH_CACHE, Case, Evidence, code_like, patch_hunks, patch_set
+from .tokens import ChangeSet, code_lines, file_kind, tokens, weight
+
+# a polarity phrase, and what it puts on the losing side (up to the next clause boundary)
+_LOSING = re.compile(
+    r"(?i)\b(?:instead\s+of|rather\s+than|rather\s+not|in\s+place\s+of|no\s+longer|never|"
+    r"(?:we|i)\s+considered|(?:we|i)\s+rejected|rejected|dropp?(?:s|ed|ing)?|remov(?:e|es|ed|ing)|"
+    r"deprecat(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|stop(?:s|ped)?\s+using|avoid(?:s|ed|ing)?|"
+    r"(?:switch|switched|switches|move|moved|moves|migrate|migrated)\s+(?:away\s+)?from|"
+    r"(?:prefer|prefers|preferred|favou?r|chose|choose|picked)\s+[^.;,\n]{1,40}?\s+over|,\s+not)\s+"
+    r"(?P<what>[^.;,:!?\n()]{1,80})"
+)
+# where the losing side ends: the next clause or the winning side
+_CLAUSE_END = re.compile(
+    r"(?i)\s(?:but|because|since|so|we|which|that|with|for|when|if|while|as|to\s+use|in\s+favou?r)\s"
+)
+_TICKED = re.compile(r"`([^`\n]{1,60})`|'([\w.]{3,40})'|\"([\w.]{3,40})\"")
+# literal-ish names too common to be a rejected alternative on their own
+_WEAK = frozenset("None null nil true false True False self this it 0 1 * str int".split())
+_TYPES = frozenset("float bytes bytearray list dict tuple set frozenset Decimal datetime Path".split())  # named bare
+REJECTED_MIN_W = 1.0  # weight of the rejected code the diff writes again
+
+_LIMIT_WORDS = re.compile(
+    r"(?i)\b(?:time-?outs?|timed?[\s-]+out|deadlines?|limits?|limited|max(?:imum)?|caps?|capped|retr(?:y|ies|ied)|"
+    r"attempts?|ttl|expir\w*|quotas?|thresholds?|throttl\w*|bounded|verif\w*|validat\w*)\b"
+)
+_LIMIT_NAME = re.compile(
+    r"(?i)(?:timeout|deadline|limit|max|cap\b|retr(?:y|ies)|attempts|ttl|expir|quota|threshold|verify|validate)"
+)
+_BINDING = re.compile(r"(?<![\w.])([A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)")
+_DISABLED = re.compile(
+    r"""^(?:None|null|nil|undefined|0|0\.0|False|false|-1|float\(["']inf["']\)|math\.inf|Infinity|"""
+    r"""sys\.maxsize|Number\.MAX_SAFE_INTEGER)$"""
+)
+
+
+@dataclass(frozen=True)
+class Brought:
+    """Rejected or removed code (``what``) written again on ``line`` of ``path``; ``words``: the phrase."""
+
+    what: str
+    line: str
+    path: str
+    words: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class Disabled:
+    name: str
+    decided: str  # the decision's binding
+    line: str  # the diff's binding
+    path: str
+
+
+def decision_words(case: Case) -> str:
+    info = case.info
+    return " ".join((info.quote, info.summary, info.source_title))
+
+
+def losing_side(text: str) -> list[tuple[str, list[str]]]:
+    """(phrase, its code) for each polarity phrase in ``text``: code named on the losing side, either a
+    backticked span (kept whole when it is several tokens: `` `if not price` ``) or a word that reads as code."""
+    out: list[tuple[str, list[str]]] = []
+    for m in _LOSING.finditer(text):
+        what = re.sub(r"#\d+", "", m.group("what"))  # an issue reference is no code
+        end = _CLAUSE_END.search(" " + what + " ")
+        if end and end.start() > 0:
+            what = what[: end.start()]
+        if re.search(r"(?i)from\s*$", m.group(0)[: m.start("what") - m.start()]):
+            what = re.split(r"(?i)\sto\s", what, maxsplit=1)[0]  # "switched from A to B": B is the winner
+        code = [next(x for x in m2 if x).strip() for m2 in _TICKED.findall(what)]
+        if not code:
+            words = re.findall(r"[A-Za-z_][\w.]*(?:\(\))?|\b\d+\b", what.replace("`", ""))
+            code = [w for w in words if code_like(w) or w in _TYPES]
+        code = [c.removesuffix("()").strip() for c in code if c.removesuffix("()").strip() not in _WEAK]
+        if code:
+            out.append((m.group(0)[:100], code))
+    return out
+
+
+def rejected_code(case: Case) -> list[tuple[str, list[str]]]:
+    """The decision's losing-side code, from its own words and its rejected alternatives' quotes."""
+    texts = [decision_words(case), *case.info.rejected]
+    out: list[tuple[str, list[str]]] = []
+    for text in texts:
+        out += [x for x in losing_side(text) if x not in out]
+    return out
+
+
+def _phrase_tokens(code: str) -> list[str]:
+    return [t for t in tokens(code) if t not in ("(", ")")]
+
+
+def _holds(line: str, want: list[str]) -> bool:
+    """The line writes the code: its tokens in a row, or a single name also inside a string (SQL, a header)."""
+    toks = tokens(line)
+    n = len(want)
+    if any(toks[i : i + n] == want for i in range(len(toks) - n + 1)):
+        return True
+    return n == 1 and re.search(r"(?<![\w.])" + re.escape(want[0]) + r"(?![\w])", line) is not None
+
+
+def _count(lines: list[str], want: list[str]) -> int:
+    return sum(_holds(x, want) for x in lines)
+
+
+def brought_back(case: Case) -> list[Brought]:
+    """X1: lines the diff adds, in files the decision's change touched, that write its rejected code again."""
+    wanted = rejected_code(case)
+    if not wanted:
+        return []
+    out: list[Brought] = []
+    for path, cs in case.diff_sets.items():
+        patch = case.info.patches.get(path)
+        if patch is None or cs.test or cs.kind == "prose":
+            continue
+        mine = _patch_lines(patch, path)
+        for words, code in wanted:
+            for c in code:
+                want = _phrase_tokens(c)
+                if not want or _chosen_or_kept(want, mine):
+                    continue
+                if _count(cs.added_lines, want) <= _count(cs.removed_lines, want):
+                    continue  # the diff does not write it more than it already was
+                line = next(x for x in cs.added_lines if _holds(x, want))
+                out.append(Brought(c, line.strip(), path, words, _block_weight(cs, line)))
+    return out
+
+
+def _block_weight(cs: ChangeSet, line: str) -> float:
+    """The weight of the run of added lines that holds ``line``: the code written around the rejected name
+    (a new method paging with OFFSET) is what brings the alternative back, not the one line alone."""
+    for _, add in cs.blocks:
+        if line in add:
+            return sum(weight(t) for x in add for t in tokens(x))
+    return sum(weight(t) for t in tokens(line))
+
+
+def _chosen_or_kept(want: list[str], mine: tuple[list[str], list[str], list[str]]) -> bool:
+    """The decision's change chose this code (wrote it more than it took it out), or it is the file's
+    vocabulary (left in use on the change's context lines, not taken out)."""
+    added, removed, context = mine
+    a, r = _count(added, want), _count(removed, want)
+    return a > r or (len(want) == 1 and r == 0 and _count(context, want) > 0)
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def _patch_lines(patch: str, path: str) -> tuple[list[str], list[str], list[str]]:
+    """The decision's code lines added, removed and shown as context (comments and docstrings dropped)."""
+    out: tuple[list[str], list[str], list[str]] = ([], [], [])
+    kind = file_kind(path)
+    for h in patch_hunks(patch):
+        for k, x in code_lines(h, kind):
+            out["+- ".index(k)].append(x)
+    return out
+
+
+def x1_rejected(case: Case) -> Evidence | None:
+    """X1: code the decision's words put on the losing side (rejected, removed, instead of) written again."""
+    if case.remote:
+        return None
+    found = brought_back(case)
+    total = sum(b.weight for b in found)
+    if not found or total < REJECTED_MIN_W:
+        return None
+    b = found[0]
+    return Evidence(
+        "X1",
+        0.65,
+        f'the diff writes `{b.what}` (`{b.line}` in {b.path}), which the decision\'s words reject: "{b.words}"',
+        total / case.total_w,
+        True,
+    )
+
+
+def _bindings(lines: list[str]) -> list[tuple[str, str, str]]:
+    out = []
+    for line in lines:
+        for m in _BINDING.finditer(line):
+            out.append((m.group(1), m.group(2).strip(), line.strip()))
+    return out
+
+
+def disabled_limits(case: Case) -> list[Disabled]:
+    """W1: a limit the decision's change bound (its words speak of limits), bound by the diff to a value
+    that switches it off."""
+    if not _LIMIT_WORDS.search(decision_words(case)):
+        return []
+    set_by: dict[str, str] = {}
+    for path, patch in case.info.patches.items():
+        pr = patch_set(patch, path)
+        if pr.test or pr.kind == "prose":
+            continue
+        for name, value, line in _bindings(pr.added_lines):
+            if _LIMIT_NAME.search(name) and not _DISABLED.match(value):
+                set_by.setdefault(name, line)
+    if not set_by:
+        return []
+    out: list[Disabled] = []
+    for path, cs in case.diff_sets.items():
+        if cs.test or cs.kind == "prose" or path not in case.info.patches:
+            continue
+        for name, value, line in _bindings(cs.added_lines):
+            if name in set_by and _DISABLED.match(value):
+                out.append(Disabled(name, set_by[name], line, path))
+    return out
+
+
+def w1_disabled(case: Case) -> Evidence | None:
+    """W1: a limit the decision set (timeout, retries, max size ...) switched off by the diff."""
+    if case.remote:
+        return None
+    found = disabled_limits(case)
+    if not found:
+        return None
+    d = found[0]
+    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
+    return Evidence(
+        "W1",
+        0.65,
+        f"the diff switches off `{d.name}` (`{d.line}` in {d.path}); the decision set it (`{d.decided}`)",
+        share,
+        True,
+    )
+
+
+def _calls(lines: list[str]) -> list[tuple[str, str, str]]:
+    """(callee's last name, argument text, first line) of the calls written on ``lines`` (joined, so a call
+    spread over lines is one call)."""
+    text = "\n".join(lines)
+    out = []
+    for m in re.finditer(r"(?<![\w.])([A-Za-z_][\w.]*)\(", text):
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        if depth:
+            continue  # the call goes on past what the hunk shows
+        first = text[m.start() : text.find("\n", m.start()) if "\n" in text[m.start() :] else len(text)]
+        out.append((m.group(1).rsplit(".", 1)[-1], text[m.end() : j - 1], first.strip()))
+    return out
+
+
+_KEYWORD = re.compile(r"(?<![\w.=])([A-Za-z_]\w*)\s*=(?!=)")
+_NOT_CALLS = frozenset("if while for return print dict list set tuple len str int float bool isinstance".split())
+
+
+@dataclass(frozen=True)
+class Bypass:
+    callee: str
+    keyword: str
+    line: str
+    path: str
+
+
+def bypasses(case: Case) -> list[Bypass]:
+    """K1: new calls, in files the decision's change touched, to a function the change gave a limit keyword,
+    without that keyword."""
+    if not _LIMIT_WORDS.search(decision_words(case)):
+        return []
+    out: list[Bypass] = []
+    for path, cs in case.diff_sets.items():
+        patch = case.info.patches.get(path)
+        if patch is None or cs.test or cs.kind == "prose":
+            continue
+        added, removed, _ = _patch_lines(patch, path)
+        before = {(c, k) for c, args, _ in _calls(removed) for k in _KEYWORD.findall(args)}
+        limits = {
+            (c, k)
+            for c, args, _ in _calls(added)
+            for k in _KEYWORD.findall(args)
+            if _LIMIT_NAME.search(k) and (c, k) not in before and c not in _NOT_CALLS
+        }
+        if not limits:
+            continue
+        old_calls = {(c, args) for c, args, _ in _calls(cs.removed_lines)}
+        for _, add in cs.blocks:
+            for c, args, first in _calls(add):
+                if (c, args) in old_calls or "**" in args:
+                    continue
+                out += [Bypass(c, k, first, path) for lc, k in limits if lc == c and k not in _KEYWORD.findall(args)]
+    return out
+
+
+def k1_bypassed(case: Case) -> Evidence | None:
+    """K1: a call the decision gave a limit keyword (``timeout=``) written again without it."""
+    if case.remote:
+        return None
+    found = bypasses(case)
+    if not found:
+        return None
+    b = found[0]
+    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
+    return Evidence(
+        "K1",
+        0.6,
+        f"the diff calls `{b.callee}` without `{b.keyword}=` (`{b.line}` in {b.path}); the decision's change "
+        f"added `{b.keyword}=` to its calls",
+        share,
+        True,
+    )

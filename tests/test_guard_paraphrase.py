@@ -1,0 +1,140 @@
+"""Paraphrased undos read from the decision's words (rejected.py: X1, W1, K1; paraphrase.py: E1, C1) on
+hand-made diffs through the real parser, token code and OfflineJudge; each rule with a look-alike that must
+stay quiet."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from rguard_core.db import Store
+from rguard_core.evaluation import load_cases, run_guard_eval
+from rguard_core.guard.diffparse import parse_diff
+from rguard_core.guard.judge_offline import OfflineJudge, diff_change_sets
+from rguard_core.guard.model import DecisionInfo, Judgement
+from rguard_core.guard.rejected import losing_side
+from tests.test_guard_decisive import diff, info, patch
+
+
+def run(diff_text: str, dec: DecisionInfo) -> Judgement:
+    off = OfflineJudge()
+    off.prepare([dec])
+    return off.judge(diff_change_sets(parse_diff(diff_text).files), dec, True)
+
+
+def ids(j: Judgement) -> list[str]:
+    return [r for r, _ in j.rules]
+
+
+def test_losing_side_of_polarity_phrases() -> None:
+    assert losing_side("use `quote` instead of `quote_plus` for `RedirectResponse`")[0][1] == ["quote_plus"]
+    assert losing_side("We considered OFFSET/LIMIT paging, but rejected it")[0][1] == ["OFFSET", "LIMIT"]
+    assert losing_side("redirect with 303 instead of 307 #927")[0][1] == ["307"]
+    assert losing_side("Switch from `requests` to `httpx`")[0][1] == ["requests"]
+    assert losing_side("instead of defaulting to the ASGI 'root_path'")[0][1] == ["root_path"]
+    assert losing_side("We keep the cache warm instead of rebuilding it") == []  # no code named
+
+
+PAGE_OLD = "def rows(db, n):\n    return db.query('SELECT * FROM t OFFSET %s', n)\n"
+PAGE_DEC = "def rows(db, after):\n    return db.query('SELECT * FROM t WHERE id > %s LIMIT 100', after)\n"
+
+
+def test_rejected_alternative_written_again_is_x1() -> None:
+    dec = info({"app/pages.py": patch(PAGE_OLD, PAGE_DEC)}, quote="Keyset paging.")
+    dec.rejected = ["We considered OFFSET paging, but rejected it because it rescans rows."]
+    new = PAGE_DEC + "\n\ndef page(db, k):\n    return db.query('SELECT * FROM t LIMIT 100 OFFSET %s', k * 100)\n"
+    j = run(diff("app/pages.py", PAGE_DEC, new), dec)
+    assert j.label == "contradicts" and "X1" in ids(j), j
+    # the chosen side (LIMIT, which the decision wrote) is no rejected code
+    other = PAGE_DEC + "\n\ndef first(db):\n    return db.query('SELECT * FROM t LIMIT 1')\n"
+    assert "X1" not in ids(run(diff("app/pages.py", PAGE_DEC, other), dec))
+    # nor is a name the decision's change left in use around it without removing it
+    kept = info({"app/pages.py": patch("x = OFFSET_BASE\n" + PAGE_OLD, "x = OFFSET_BASE\n" + PAGE_DEC)})
+    kept.rejected = ["We considered `OFFSET_BASE` paging, but rejected it"]
+    more = "x = OFFSET_BASE\n" + PAGE_DEC + "y = OFFSET_BASE + 1\n"
+    assert "X1" not in ids(run(diff("app/pages.py", "x = OFFSET_BASE\n" + PAGE_DEC, more), kept))
+
+
+CALL_OLD = "def get(client, url):\n    return client.fetch(url)\n"
+CALL_DEC = "def get(client, url):\n    return client.fetch(url, timeout=10)\n"
+
+
+def test_a_limit_switched_off_is_w1_and_left_out_is_k1() -> None:
+    dec = info(
+        {"app/net.py": patch(CALL_OLD, CALL_DEC)}, quote="Every fetch has a timeout so a stuck peer cannot hang us."
+    )
+    off = CALL_DEC + "\n\ndef slow(client, url):\n    return client.fetch(url, timeout=None)\n"
+    j = run(diff("app/net.py", CALL_DEC, off), dec)
+    assert j.label == "contradicts" and "W1" in ids(j), j
+    bare = CALL_DEC + "\n\ndef head(client, url):\n    return client.fetch(\n        url, method='HEAD'\n    )\n"
+    j = run(diff("app/net.py", CALL_DEC, bare), dec)
+    assert j.label == "contradicts" and "K1" in ids(j), j
+    # a longer timeout, or a call passing the keyword on, is no bypass
+    longer = CALL_DEC + "\n\ndef slow(client, url):\n    return client.fetch(url, timeout=60)\n"
+    passed = CALL_DEC + "\n\ndef slow(client, url, **kw):\n    return client.fetch(url, **kw)\n"
+    for text in (longer, passed):
+        assert not {"W1", "K1"} & set(ids(run(diff("app/net.py", CALL_DEC, text), dec)))
+    # without a limit in the decision's words neither rule reads the code
+    plain = info({"app/net.py": patch(CALL_OLD, CALL_DEC)}, quote="Tidy up the client.")
+    assert not {"W1", "K1"} & set(ids(run(diff("app/net.py", CALL_DEC, bare), plain)))
+
+
+LAZY_OLD = "import numpy.linalg\n\n\ndef inv(m):\n    return numpy.linalg.inv(m)\n"
+LAZY_DEC = "def inv(m):\n    import numpy.linalg\n\n    return numpy.linalg.inv(m)\n"
+
+
+def test_e1_follows_parts_of_the_module_and_optional_imports() -> None:
+    dec = info({"lib/m.py": patch(LAZY_OLD, LAZY_DEC)}, quote="Import numpy lazily.")
+    eager = "from numpy.linalg import inv as _inv\n\n\n" + LAZY_DEC
+    assert "E1" in ids(run(diff("lib/m.py", LAZY_DEC, eager), dec))
+    optional = "try:\n    import numpy.linalg\nexcept ImportError:\n    numpy = None\n\n\n" + LAZY_DEC
+    assert "E1" in ids(run(diff("lib/m.py", LAZY_DEC, optional), dec))
+    typing_only = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import numpy.linalg\n\n\n" + LAZY_DEC
+    assert "E1" not in ids(run(diff("lib/m.py", LAZY_DEC, typing_only), dec))
+
+
+PATH_OLD = "def load(p: Path):\n    return p.read_text()\n"
+PATH_DEC = "def load(p: str | Path):\n    return Path(p).read_text()\n"
+
+
+def test_c1_a_negated_type_check_that_leaves_the_allowed_type_out() -> None:
+    dec = info({"lib/io.py": patch(PATH_OLD, PATH_DEC)}, quote="Accept `str` paths as well as Path objects.")
+    strict = PATH_DEC.replace(
+        "    return Path(p)",
+        "    if not isinstance(p, Path):\n        raise TypeError('a Path, please')\n    return Path(p)",
+    )
+    j = run(diff("lib/io.py", PATH_DEC, strict), dec)
+    assert j.label == "contradicts" and "C1" in ids(j), j
+    other = PATH_DEC.replace(
+        "    return Path(p)",
+        "    if not isinstance(p, (str, Path)):\n        raise TypeError('a path')\n    return Path(p)",
+    )
+    assert "C1" not in ids(run(diff("lib/io.py", PATH_DEC, other), dec))
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_make_tuning_reproduces_the_committed_tuning_cases(tmp_path: Path) -> None:
+    out = tmp_path / "tuning.yaml"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "eval" / "make_tuning.py"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    assert out.read_text(encoding="utf-8") == (ROOT / "eval" / "tuning_cases.yaml").read_text(encoding="utf-8")
+
+
+def test_the_seed_tuning_cases_the_paraphrase_rules_were_fitted_on(store: Store) -> None:
+    """eval/tuning_cases.yaml (tuned, not held out): every undo warned citing its decision, no benign warned."""
+    from rguard_core.seed import load_demo
+
+    load_demo(store)
+    m = run_guard_eval(store, load_cases(ROOT / "eval" / "tuning_cases.yaml")).metrics
+    print(f"seed tuning cases: {m['counts']} by rule {m['by_rule']}")
+    assert m["recall"] == 1.0 and m["attribution"] == 1.0 and m["false_positive_rate"] == 0.0
+    assert m["by_rule"]["X1"]["hits"] >= 3 and m["by_rule"]["W1"]["hits"] >= 1
