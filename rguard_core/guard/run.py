@@ -14,7 +14,7 @@ from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
-from . import decisions, experts, feedback, import_hop, premises
+from . import decisions, experts, feedback, import_hop, premises, renames
 from .diffparse import diff_from_patches, parse_diff
 from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
@@ -75,6 +75,7 @@ def run_guard(
     diff_sets = diff_change_sets(parsed.files)
     t_parse = (time.perf_counter() - t_parse0) * 1000
     exclude = [f"pr:{pr}"] if pr is not None else []
+    renames.follow(parsed, diff_sets, renames.earlier_names(graph, parsed.paths, exclude))  # REV1-3 follow renames
     run = _Run(graph, parsed, diff_sets, exclude, settings, mode)
     if pr is not None:  # a stored PR is guarded against what was decided before it was opened
         rows = graph.read(PR_TIME_Q, {"n": int(pr)}, name="guard.pr_time")
