@@ -84,6 +84,7 @@ class DecisionInfo:
     at: str | None = None  # when the decision's source was merged / committed / written
     patches: dict[str, str] = field(default_factory=dict)  # file path -> unified hunks of the decision's change
     rejected: list[str] = field(default_factory=list)  # quotes of the alternatives it rejected (REJECTED_FOR)
+    claims: list[str] = field(default_factory=list)  # quotes of the claims it rests on (its premises)
 
 
 @dataclass

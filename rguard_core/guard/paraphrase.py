@@ -49,7 +49,10 @@ def _module(line: str) -> tuple[str, str] | None:
     return m.group(1), (m.group(2) or m.group(3) or "")
 
 
-_LAZY_WORDS = re.compile(r"(?i)\b(?:lazy|lazily|deferred|defer|circular|import (?:time|cost)|start-?up)\b")
+_LAZY_WORDS = re.compile(
+    r"(?i)\b(?:lazy|lazily|deferred|defer|circular|import[- ](?:time|cost)|start-?up|on[- ]demand|only when needed|"
+    r"optional dependenc(?:y|ies)|heavy import|slow import)"
+)
 
 
 def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str]:
@@ -106,15 +109,29 @@ def _module_level(hunk: list[tuple[str, str]], i: int, indent: str) -> bool:
 
 
 def allowed_names(text: str) -> set[str]:
-    """Code names the decision's words say are allowed/accepted/supported (``allow `str` values``)."""
+    """Code names the decision's words say are allowed/accepted/supported (``allow `str` values``): the first name
+    after the verb, and every backticked one in the rest of its clause; plain type words count as their type
+    (``strings`` -> ``str``)."""
     out = set()
     for m in _ALLOW.finditer(text):
-        name = m.group(1)
-        if name.lower() not in _STOP and (("`" in m.group(0)) or name in _TYPES or "_" in name):
-            out.add(name)
+        clause = re.split(r"[.;\n]", text[m.start(1) :], maxsplit=1)[0][:80]
+        for name in [m.group(1), *re.findall(r"`([A-Za-z_][\w.]*)`", clause)]:
+            name = _TYPE_WORDS.get(name.lower(), name) if "`" not in name else name
+            if name.lower() not in _STOP and (
+                f"`{name}`" in m.group(0) + clause or name in _TYPES or "_" in name
+            ):
+                out.add(name)
     return out
 
 
+_TYPE_WORDS = {
+    "strings": "str",
+    "string": "str",
+    "integers": "int",
+    "ints": "int",
+    "floats": "float",
+    "bytestrings": "bytes",
+}
 _TYPES = frozenset("str bytes int float None bool list dict tuple set Path string number object null".split())
 
 
@@ -201,7 +218,7 @@ def e1_eager(case: Case) -> Evidence | None:
         return None
     for path, cs in case.diff_sets.items():
         if path in case.info.patches and not cs.test and cs.kind != "prose":
-            words = " ".join((case.info.quote, case.info.summary, case.info.source_title))
+            words = " ".join((case.info.quote, case.info.summary, case.info.source_title, *case.info.claims))
             found = eager_imports(cs, _lazy(case.info.patches[path], words))
             if found:
                 return Evidence(
@@ -218,7 +235,7 @@ def c1_rejected(case: Case) -> Evidence | None:
     (``max_age: int`` -> ``Optional[int]``), the diff now rejects (check + raise)."""
     if case.remote:
         return None
-    names = allowed_names(" ".join((case.info.quote, case.info.summary, case.info.source_title)))
+    names = allowed_names(" ".join((case.info.quote, case.info.summary, case.info.source_title, *case.info.claims)))
     for path, cs in case.diff_sets.items():
         if path in case.info.patches and not cs.test and cs.kind != "prose":
             patch = case.info.patches[path]

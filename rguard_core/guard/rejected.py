@@ -1,7 +1,7 @@
 """Paraphrased undos read from the decision's own words: what they say was rejected or removed, and the limits
 they set, against the code the diff adds.
 
-X1  rejected code brought back: the decision's words (its quote, summary, title and the quotes of the
+X1  rejected code brought back: the decision's words (its quote, summary, title, the claims it rests on and the quotes of the
     alternatives it rejected, REJECTED_FOR) name code on the losing side of a polarity phrase
     (``instead of `X```, ``rather than X``, ``we considered X but``, ``no longer X``, ``removed X`` ...), and
     the diff's added code, in a file the decision's change touched, writes that code again. Only names that
@@ -51,7 +51,7 @@ _LIMIT_WORDS = re.compile(
 _LIMIT_NAME = re.compile(
     r"(?i)(?:timeout|deadline|limit|max|cap\b|retr(?:y|ies)|attempts|ttl|expir|quota|threshold|verify|validate)"
 )
-_BINDING = re.compile(r"(?<![\w.])([A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)")
+_BINDING = re.compile(r"(?<![\w])((?:self\.|this\.)?[A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)")
 _DISABLED = re.compile(
     r"""^(?:None|null|nil|undefined|0|0\.0|False|false|-1|float\(["']inf["']\)|math\.inf|Infinity|"""
     r"""sys\.maxsize|Number\.MAX_SAFE_INTEGER)$"""
@@ -78,8 +78,9 @@ class Disabled:
 
 
 def decision_words(case: Case) -> str:
+    """The decision's own words: its quote, summary, its source's title and the claims it rests on."""
     info = case.info
-    return " ".join((info.quote, info.summary, info.source_title))
+    return " ".join((info.quote, info.summary, info.source_title, *info.claims))
 
 
 def losing_side(text: str) -> list[tuple[str, list[str]]]:
@@ -88,6 +89,8 @@ def losing_side(text: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     for m in _LOSING.finditer(text):
         what = re.sub(r"#\d+", "", m.group("what"))  # an issue reference is no code
+        if re.match(r"(?i)(?:by|with)\s", what):
+            continue  # "replaced by X": X is the winner, the loser is named before
         end = _CLAUSE_END.search(" " + what + " ")
         if end and end.start() > 0:
             what = what[: end.start()]
@@ -105,7 +108,8 @@ def losing_side(text: str) -> list[tuple[str, list[str]]]:
 
 def rejected_code(case: Case) -> list[tuple[str, list[str]]]:
     """The decision's losing-side code, from its own words and its rejected alternatives' quotes."""
-    texts = [decision_words(case), *case.info.rejected]
+    info = case.info
+    texts = [info.quote, info.summary, info.source_title, *info.claims, *info.rejected]
     out: list[tuple[str, list[str]]] = []
     for text in texts:
         out += [x for x in losing_side(text) if x not in out]
