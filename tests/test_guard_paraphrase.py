@@ -28,12 +28,16 @@ def ids(j: Judgement) -> list[str]:
 
 
 def test_losing_side_of_polarity_phrases() -> None:
-    assert losing_side("use `quote` instead of `quote_plus` for `RedirectResponse`")[0][1] == ["quote_plus"]
-    assert losing_side("We considered OFFSET/LIMIT paging, but rejected it")[0][1] == ["OFFSET", "LIMIT"]
-    assert losing_side("redirect with 303 instead of 307 #927")[0][1] == ["307"]
-    assert losing_side("Switch from `requests` to `httpx`")[0][1] == ["requests"]
-    assert losing_side("instead of defaulting to the ASGI 'root_path'")[0][1] == ["root_path"]
-    assert losing_side("We keep the cache warm instead of rebuilding it") == []  # no code named
+    def code(text: str) -> tuple[str, ...]:
+        return losing_side(text)[0].code
+
+    assert code("use `quote` instead of `quote_plus` for `RedirectResponse`") == ("quote_plus",)
+    assert code("We considered OFFSET/LIMIT paging, but rejected it") == ("OFFSET", "LIMIT")
+    assert code("redirect with 303 instead of 307 #927") == ("307",)
+    assert code("Switch from `requests` to `httpx`") == ("requests",)
+    assert code("instead of defaulting to the ASGI 'root_path'") == ("root_path",)
+    assert losing_side("Use orjson instead of json")[0].weak == {"json"}  # plain: only where the change took it out
+    assert losing_side("We keep the cache warm instead of rebuilding it again") == []  # no code named
 
 
 PAGE_OLD = "def rows(db, n):\n    return db.query('SELECT * FROM t OFFSET %s', n)\n"
@@ -54,6 +58,28 @@ def test_rejected_alternative_written_again_is_x1() -> None:
     kept.rejected = ["We considered `OFFSET_BASE` paging, but rejected it"]
     more = "x = OFFSET_BASE\n" + PAGE_DEC + "y = OFFSET_BASE + 1\n"
     assert "X1" not in ids(run(diff("app/pages.py", "x = OFFSET_BASE\n" + PAGE_DEC, more), kept))
+
+
+def test_a_number_on_the_losing_side_counts_only_where_the_decision_took_it_out() -> None:
+    old = "def fail(e):\n    return respond(status=500)\n"
+    new = "def fail(e):\n    return respond(status=404)\n"
+    dec = info({"app/err.py": patch(old, new)}, quote="Send 404 instead of 500 for a missing file.")
+    back = new + "\n\ndef crash(e):\n    return respond(status=500)\n"
+    assert "X1" in ids(run(diff("app/err.py", new, back), dec))
+    implicit = info({"app/err.py": patch("def fail(e):\n    return respond()\n", new)}, quote=dec.quote)
+    chunk = new + "\n\nCHUNK = 500\n"  # the decision never wrote 500: another 500 is just a number
+    assert "X1" not in ids(run(diff("app/err.py", new, chunk), implicit))
+
+
+def test_a_plain_module_name_counts_where_the_decision_took_it_out() -> None:
+    old = "import json\n\n\ndef dump(x):\n    return json.dumps(x)\n"
+    new = "import orjson\n\n\ndef dump(x):\n    return orjson.dumps(x)\n"
+    dec = info({"app/io.py": patch(old, new)}, quote="Use orjson instead of json: it is ten times faster.")
+    back = "import json\n\nimport orjson\n\n\ndef dump(x):\n    return orjson.dumps(x)\n\n\ndef pretty(x):\n"
+    back += "    return json.dumps(x, indent=2)\n"
+    assert "X1" in ids(run(diff("app/io.py", new, back), dec))
+    kept = info({"app/io.py": patch(new, new + "\n\ndef load(b):\n    return orjson.loads(b)\n")}, quote=dec.quote)
+    assert "X1" not in ids(run(diff("app/io.py", new, back), kept))  # json was never the decision's to drop
 
 
 CALL_OLD = "def get(client, url):\n    return client.fetch(url)\n"

@@ -117,9 +117,7 @@ def allowed_names(text: str) -> set[str]:
         clause = re.split(r"[.;\n]", text[m.start(1) :], maxsplit=1)[0][:80]
         for name in [m.group(1), *re.findall(r"`([A-Za-z_][\w.]*)`", clause)]:
             name = _TYPE_WORDS.get(name.lower(), name) if "`" not in name else name
-            if name.lower() not in _STOP and (
-                f"`{name}`" in m.group(0) + clause or name in _TYPES or "_" in name
-            ):
+            if name.lower() not in _STOP and (f"`{name}`" in m.group(0) + clause or name in _TYPES or "_" in name):
                 out.add(name)
     return out
 

@@ -7,7 +7,8 @@ X1  rejected code brought back: the decision's words (its quote, summary, title,
     the diff's added code, in a file the decision's change touched, writes that code again. Only names that
     read as code count (backticks, ``_``/digits/inner capitals, a dotted name); a name the decision's change
     added, or left in use on its context lines without removing it, is the file's vocabulary, not the
-    rejected alternative.
+    rejected alternative; a bare number or type word (``500``, ``float``) counts only where the change took
+    it out.
 K1  a limit bypassed: its words speak of a limit, its change added a keyword argument carrying that word to
     a call (``fetch(url, timeout=10)``), and the diff adds a new call to the same function, in a file the
     change touched, without it (and without ``**kwargs``)
@@ -51,7 +52,9 @@ _LIMIT_WORDS = re.compile(
 _LIMIT_NAME = re.compile(
     r"(?i)(?:timeout|deadline|limit|max|cap\b|retr(?:y|ies)|attempts|ttl|expir|quota|threshold|verify|validate)"
 )
-_BINDING = re.compile(r"(?<![\w])((?:self\.|this\.)?[A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)")
+_BINDING = re.compile(
+    r"(?<![\w])((?:self\.|this\.)?[A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)"
+)
 _DISABLED = re.compile(
     r"""^(?:None|null|nil|undefined|0|0\.0|False|false|-1|float\(["']inf["']\)|math\.inf|Infinity|"""
     r"""sys\.maxsize|Number\.MAX_SAFE_INTEGER)$"""
@@ -83,12 +86,23 @@ def decision_words(case: Case) -> str:
     return " ".join((info.quote, info.summary, info.source_title, *info.claims))
 
 
-def losing_side(text: str) -> list[tuple[str, list[str]]]:
-    """(phrase, its code) for each polarity phrase in ``text``: code named on the losing side, either a
-    backticked span (kept whole when it is several tokens: `` `if not price` ``) or a word that reads as code."""
-    out: list[tuple[str, list[str]]] = []
+@dataclass(frozen=True)
+class Losing:
+    """Code a polarity phrase puts on the losing side; ``weak``: names that count only where the decision's
+    change took them out (a bare number, a type word, a plain lowercase name)."""
+
+    phrase: str
+    code: tuple[str, ...]
+    weak: frozenset[str] = frozenset()
+
+
+def losing_side(text: str) -> list[Losing]:
+    """The code each polarity phrase in ``text`` names on the losing side: a backticked or quoted span (kept
+    whole when it is several tokens: `` `if not price` ``), a word that reads as code, a number or type word,
+    or a plain lowercase name when it is all the losing side says (``instead of requests``)."""
+    out: list[Losing] = []
     for m in _LOSING.finditer(text):
-        what = re.sub(r"#\d+", "", m.group("what"))  # an issue reference is no code
+        what = re.sub(r"#\d+|\b[A-Z]{2,}-\d+\b", "", m.group("what"))  # an issue or ADR reference is no code
         if re.match(r"(?i)(?:by|with)\s", what):
             continue  # "replaced by X": X is the winner, the loser is named before
         end = _CLAUSE_END.search(" " + what + " ")
@@ -97,20 +111,37 @@ def losing_side(text: str) -> list[tuple[str, list[str]]]:
         if re.search(r"(?i)from\s*$", m.group(0)[: m.start("what") - m.start()]):
             what = re.split(r"(?i)\sto\s", what, maxsplit=1)[0]  # "switched from A to B": B is the winner
         code = [next(x for x in m2 if x).strip() for m2 in _TICKED.findall(what)]
+        weak: set[str] = set()
         if not code:
             words = re.findall(r"[A-Za-z_][\w.]*(?:\(\))?|\b\d+\b", what.replace("`", ""))
             code = [w for w in words if code_like(w) or w in _TYPES]
+            weak = {w for w in code if w[0].isdigit() or w in _TYPES}
+            content = [w for w in words if w.lower() not in _FILLER]
+            lead = m.group(0)[: m.start("what") - m.start()]
+            if (
+                not code
+                and len(content) == 1
+                and _NOUN_LEAD.search(lead)
+                and re.fullmatch(r"[a-z][a-z0-9]{2,}", content[0])
+            ):
+                code = weak_word = [content[0]]
+                weak |= set(weak_word)
         code = [c.removesuffix("()").strip() for c in code if c.removesuffix("()").strip() not in _WEAK]
         if code:
-            out.append((m.group(0)[:100], code))
+            out.append(Losing(m.group(0)[:100], tuple(code), frozenset(weak)))
     return out
 
 
-def rejected_code(case: Case) -> list[tuple[str, list[str]]]:
-    """The decision's losing-side code, from its own words and its rejected alternatives' quotes."""
+# phrases whose losing side is a thing (a module, a function), not an action: only these name a plain word
+_NOUN_LEAD = re.compile(r"(?i)(?:instead\s+of|rather\s+than|in\s+place\s+of|from|over|stop\w*\s+using|,\s+not)\s*$")
+_FILLER = frozenset("the a an using use calling call of our its their this that plain".split())
+
+
+def rejected_code(case: Case) -> list[Losing]:
+    """The decision's losing-side code, from its own words, its claims and its rejected alternatives' quotes."""
     info = case.info
     texts = [info.quote, info.summary, info.source_title, *info.claims, *info.rejected]
-    out: list[tuple[str, list[str]]] = []
+    out: list[Losing] = []
     for text in texts:
         out += [x for x in losing_side(text) if x not in out]
     return out
@@ -144,15 +175,15 @@ def brought_back(case: Case) -> list[Brought]:
         if patch is None or cs.test or cs.kind == "prose":
             continue
         mine = _patch_lines(patch, path)
-        for words, code in wanted:
-            for c in code:
+        for lose in wanted:
+            for c in lose.code:
                 want = _phrase_tokens(c)
-                if not want or _chosen_or_kept(want, mine):
+                if not want or _chosen_or_kept(want, mine, c in lose.weak):
                     continue
                 if _count(cs.added_lines, want) <= _count(cs.removed_lines, want):
                     continue  # the diff does not write it more than it already was
                 line = next(x for x in cs.added_lines if _holds(x, want))
-                out.append(Brought(c, line.strip(), path, words, _block_weight(cs, line)))
+                out.append(Brought(c, line.strip(), path, lose.phrase, _block_weight(cs, line)))
     return out
 
 
@@ -165,11 +196,13 @@ def _block_weight(cs: ChangeSet, line: str) -> float:
     return sum(weight(t) for t in tokens(line))
 
 
-def _chosen_or_kept(want: list[str], mine: tuple[list[str], list[str], list[str]]) -> bool:
+def _chosen_or_kept(want: list[str], mine: tuple[list[str], list[str], list[str]], weak: bool) -> bool:
     """The decision's change chose this code (wrote it more than it took it out), or it is the file's
     vocabulary (left in use on the change's context lines, not taken out)."""
     added, removed, context = mine
     a, r = _count(added, want), _count(removed, want)
+    if weak and r == 0:
+        return True  # a bare number, type or plain word counts only where the change took it out (`500`, `float`)
     return a > r or (len(want) == 1 and r == 0 and _count(context, want) > 0)
 
 
