@@ -13,7 +13,7 @@ from rguard_core.evaluation import load_cases, run_guard_eval
 from rguard_core.guard.diffparse import parse_diff
 from rguard_core.guard.judge_offline import OfflineJudge, diff_change_sets
 from rguard_core.guard.model import DecisionInfo, Judgement
-from rguard_core.guard.rejected import losing_side
+from rguard_core.guard.rejected import judged_bad, losing_side
 from tests.test_guard_decisive import diff, info, patch
 
 
@@ -38,6 +38,8 @@ def test_losing_side_of_polarity_phrases() -> None:
     assert code("instead of defaulting to the ASGI 'root_path'") == ("root_path",)
     assert losing_side("Use orjson instead of json")[0].weak == {"json"}  # plain: only where the change took it out
     assert losing_side("We keep the cache warm instead of rebuilding it again") == []  # no code named
+    assert code("Please don't use `eval` on request data") == ("eval",)
+    assert judged_bad("`datetime.utcnow()` is deprecated, so we pass a zone")[0].code == ("datetime.utcnow",)
 
 
 PAGE_OLD = "def rows(db, n):\n    return db.query('SELECT * FROM t OFFSET %s', n)\n"

@@ -1,9 +1,10 @@
 """Paraphrased undos read from the decision's own words: what they say was rejected or removed, and the limits
 they set, against the code the diff adds.
 
-X1  rejected code brought back: the decision's words (its quote, summary, title, the claims it rests on and the quotes of the
-    alternatives it rejected, REJECTED_FOR) name code on the losing side of a polarity phrase
-    (``instead of `X```, ``rather than X``, ``we considered X but``, ``no longer X``, ``removed X`` ...), and
+X1  rejected code brought back: the decision's words (its quote, summary, title, the claims it rests on and
+    the quotes of the alternatives it rejected, REJECTED_FOR) name code on the losing side of a polarity phrase
+    (``instead of `X```, ``rather than X``, ``we considered X but``, ``no longer X``, ``removed X``,
+    ``don't use X`` ...) or judge it badly (```X` is deprecated/insecure/slow``), and
     the diff's added code, in a file the decision's change touched, writes that code again. Only names that
     read as code count (backticks, ``_``/digits/inner capitals, a dotted name); a name the decision's change
     added, or left in use on its context lines without removing it, is the file's vocabulary, not the
@@ -32,7 +33,8 @@ _LOSING = re.compile(
     r"(?:we|i)\s+considered|(?:we|i)\s+rejected|rejected|dropp?(?:s|ed|ing)?|remov(?:e|es|ed|ing)|"
     r"deprecat(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|stop(?:s|ped)?\s+using|avoid(?:s|ed|ing)?|"
     r"(?:switch|switched|switches|move|moved|moves|migrate|migrated)\s+(?:away\s+)?from|"
-    r"(?:prefer|prefers|preferred|favou?r|chose|choose|picked)\s+[^.;,\n]{1,40}?\s+over|,\s+not)\s+"
+    r"(?:prefer|prefers|preferred|favou?r|chose|choose|picked)\s+[^.;,\n]{1,40}?\s+over|,\s+not|"
+    r"(?:don't|do\s+not|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:use|call))\s+"
     r"(?P<what>[^.;,:!?\n()]{1,80})"
 )
 # where the losing side ends: the next clause or the winning side
@@ -137,13 +139,24 @@ _NOUN_LEAD = re.compile(r"(?i)(?:instead\s+of|rather\s+than|in\s+place\s+of|from
 _FILLER = frozenset("the a an using use calling call of our its their this that plain".split())
 
 
+# code the words judge badly: "`pickle` is insecure", "`utcnow()` is deprecated"
+_BAD = re.compile(
+    r"`([^`\n]{1,60})`\s+(?:is|are|was|were)\s+(?:now\s+|considered\s+)?(?:deprecated|insecure|unsafe|"
+    r"slow|broken|buggy|discouraged|wrong|not\s+thread-?safe|dangerous|vulnerable)\b"
+)
+
+
+def judged_bad(text: str) -> list[Losing]:
+    return [Losing(m.group(0)[:100], (m.group(1).removesuffix("()").strip(),)) for m in _BAD.finditer(text)]
+
+
 def rejected_code(case: Case) -> list[Losing]:
     """The decision's losing-side code, from its own words, its claims and its rejected alternatives' quotes."""
     info = case.info
     texts = [info.quote, info.summary, info.source_title, *info.claims, *info.rejected]
     out: list[Losing] = []
     for text in texts:
-        out += [x for x in losing_side(text) if x not in out]
+        out += [x for x in losing_side(text) + judged_bad(text) if x not in out]
     return out
 
 
