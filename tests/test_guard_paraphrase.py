@@ -52,6 +52,9 @@ def test_rejected_alternative_written_again_is_x1() -> None:
     new = PAGE_DEC + "\n\ndef page(db, k):\n    return db.query('SELECT * FROM t LIMIT 100 OFFSET %s', k * 100)\n"
     j = run(diff("app/pages.py", PAGE_DEC, new), dec)
     assert j.label == "contradicts" and "X1" in ids(j), j
+    # a log line's words are a message, not the rejected code
+    logged = PAGE_DEC + "\n\ndef trace(k):\n    logger.debug('no OFFSET paging for page %s', k)\n"
+    assert "X1" not in ids(run(diff("app/pages.py", PAGE_DEC, logged), dec))
     # the chosen side (LIMIT, which the decision wrote) is no rejected code
     other = PAGE_DEC + "\n\ndef first(db):\n    return db.query('SELECT * FROM t LIMIT 1')\n"
     assert "X1" not in ids(run(diff("app/pages.py", PAGE_DEC, other), dec))

@@ -136,6 +136,7 @@ def losing_side(text: str) -> list[Losing]:
 
 # phrases whose losing side is a thing (a module, a function), not an action: only these name a plain word
 _NOUN_LEAD = re.compile(r"(?i)(?:instead\s+of|rather\s+than|in\s+place\s+of|from|over|stop\w*\s+using|,\s+not)\s*$")
+_LOG_CALL = re.compile(r"^\s*(?:[\w.]*(?:log|logger|logging|console|warnings))\.\w+\(|^\s*print\(")
 _FILLER = frozenset("the a an using use calling call of our its their this that plain".split())
 
 
@@ -193,9 +194,10 @@ def brought_back(case: Case) -> list[Brought]:
                 want = _phrase_tokens(c)
                 if not want or _chosen_or_kept(want, mine, c in lose.weak):
                     continue
-                if _count(cs.added_lines, want) <= _count(cs.removed_lines, want):
+                added = [x for x in cs.added_lines if not _LOG_CALL.match(x)]  # a log line's words are a message
+                if _count(added, want) <= _count(cs.removed_lines, want):
                     continue  # the diff does not write it more than it already was
-                line = next(x for x in cs.added_lines if _holds(x, want))
+                line = next(x for x in added if _holds(x, want))
                 out.append(Brought(c, line.strip(), path, lose.phrase, _block_weight(cs, line)))
     return out
 
