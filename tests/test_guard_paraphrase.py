@@ -125,6 +125,18 @@ def test_e1_follows_parts_of_the_module_and_optional_imports() -> None:
     assert "E1" not in ids(run(diff("lib/m.py", LAZY_DEC, typing_only), dec))
 
 
+JS_OLD = "import { parse } from 'heavy-md';\n\nexport function render(s) {\n  return parse(s);\n}\n"
+JS_DEC = "export async function render(s) {\n  const { parse } = await import('heavy-md');\n  return parse(s);\n}\n"
+
+
+def test_e1_reads_javascript_imports() -> None:
+    dec = info({"src/md.ts": patch(JS_OLD, JS_DEC)}, quote="Load heavy-md lazily: it doubled start-up time.")
+    eager = "import { parse } from 'heavy-md';\n\n" + JS_DEC
+    assert "E1" in ids(run(diff("src/md.ts", JS_DEC, eager), dec))
+    other = "import { clamp } from './util';\n\n" + JS_DEC
+    assert "E1" not in ids(run(diff("src/md.ts", JS_DEC, other), dec))
+
+
 PATH_OLD = "def load(p: Path):\n    return p.read_text()\n"
 PATH_DEC = "def load(p: str | Path):\n    return Path(p).read_text()\n"
 

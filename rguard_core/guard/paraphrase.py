@@ -42,11 +42,26 @@ class Rejected:
     words: str
 
 
+# JavaScript/TypeScript: a static import or a require at the top, or a dynamic import()/require() in a function
+_JS_STATIC = re.compile(
+    r"""^(\s*)(?:import\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?|(?:const|let|var)\s+[^=]+=\s*require\()['"]([^'"]+)['"]"""
+)
+_JS_DYNAMIC = re.compile(r"""^(\s*)\S.*?\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)""")
+
+
 def _module(line: str) -> tuple[str, str] | None:
+    """(indent, module) of an import line (Python, or JavaScript/TypeScript), None for other lines; a dynamic
+    ``import('m')`` reads as an import inside a function (never module level)."""
     m = _IMPORT.match(line)
-    if not m:
-        return None
-    return m.group(1), (m.group(2) or m.group(3) or "")
+    if m and not re.match(r"\s*import\s+[\w.]+\s+from\b|\s*import\s*[{*]", line):
+        return m.group(1), (m.group(2) or m.group(3) or "")
+    js = _JS_STATIC.match(line)
+    if js:
+        return js.group(1), js.group(2)
+    dyn = _JS_DYNAMIC.match(line)
+    if dyn:
+        return (dyn.group(1) or " "), dyn.group(2)
+    return None
 
 
 _LAZY_WORDS = re.compile(
