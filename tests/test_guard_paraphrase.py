@@ -181,3 +181,18 @@ def test_the_seed_tuning_cases_the_paraphrase_rules_were_fitted_on(store: Store)
     print(f"seed tuning cases: {m['counts']} by rule {m['by_rule']}")
     assert m["recall"] == 1.0 and m["attribution"] == 1.0 and m["false_positive_rate"] == 0.0
     assert m["by_rule"]["X1"]["hits"] >= 3 and m["by_rule"]["W1"]["hits"] >= 1
+
+
+TS_OLD = "export function label(v: number): string {\n  return v.toFixed(2);\n}\n"
+TS_DEC = "export function label(v: number | string): string {\n  return Number(v).toFixed(2);\n}\n"
+
+
+def test_c1_reads_typescript_type_checks_and_inline_throws() -> None:
+    dec = info({"src/label.ts": patch(TS_OLD, TS_DEC)}, quote="Labels take the raw cell value.")
+    strict = TS_DEC.replace(
+        "  return Number", '  if (typeof v !== "number") throw new TypeError("a number");\n  return Number'
+    )
+    j = run(diff("src/label.ts", TS_DEC, strict), dec)
+    assert j.label == "contradicts" and "C1" in ids(j), j
+    guard = TS_DEC.replace("  return Number", '  if (v === "") throw new TypeError("empty");\n  return Number')
+    assert "C1" not in ids(run(diff("src/label.ts", TS_DEC, guard), dec))

@@ -156,25 +156,43 @@ def rejections(diff: ChangeSet, names: set[str], checked: dict[str, set[str]] | 
         return []
     out = []
     for h in diff.hunks:
-        prev: str | None = None  # the line before, as the file reads after the diff (context or added)
         for k, line in h:
-            if k == "-":
-                continue
             if k == "+" and _ASSERT_TYPE.search(line):
                 out += _narrowed(line, line, checked or {})
-            if k == "+" and prev is not None and _EXIT.match(line) and _COND.search(prev):
-                kept = _listed(prev)  # ``if not isinstance(v, (str, Path)): raise`` keeps str allowed
-                for name in names - kept:
-                    if re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", prev):
-                        out.append(Rejected(name, prev.strip(), line.strip()))
-                if _NOT_TYPE.search(prev):
-                    out += _narrowed(prev, line, checked or {})
-            prev = line
+        for cond, exit_ in _guards(h):
+            kept = _listed(cond)  # ``if not isinstance(v, (str, Path)): raise`` keeps str allowed
+            for name in names - kept:
+                if re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", cond):
+                    out.append(Rejected(name, cond.strip(), exit_.strip()))
+            if _NOT_TYPE.search(cond):
+                out += _narrowed(cond, exit_, checked or {})
+    return out
+
+
+_INLINE_EXIT = re.compile(r"(?::|\))\s*\{?\s*(?:raise|throw)\b")
+
+
+def _guards(hunk: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(condition, raise/throw) pairs the diff adds: the exit on the line after a condition, or on its line
+    (``if (typeof v !== "string") throw …``, ``if not ok: raise …``)."""
+    out = []
+    prev: str | None = None  # the line before, as the file reads after the diff (context or added)
+    for k, line in hunk:
+        if k == "-":
+            continue
+        if k == "+" and _COND.search(line) and _INLINE_EXIT.search(line):
+            out.append((line, line))
+        elif k == "+" and prev is not None and _EXIT.match(line) and _COND.search(prev):
+            out.append((prev, line))
+        prev = line
     return out
 
 
 _TYPE_CHECK = r"isinstance\(\s*([\w.]+)\s*,\s*(\([^)]*\)|[\w.]+)\s*\)"
-_NOT_TYPE = re.compile(r"\bnot\s+" + _TYPE_CHECK + r"|!\s*\(?\s*([\w.]+)\s+instanceof\s+([\w.]+)")
+_NOT_TYPE = re.compile(
+    r"\bnot\s+" + _TYPE_CHECK + r"|!\s*\(?\s*([\w.]+)\s+instanceof\s+([\w.]+)"
+    r"""|typeof\s+([\w.]+)\s*!==?\s*['"](\w+)['"]"""
+)
 _ASSERT_TYPE = re.compile(r"^\s*assert\s+" + _TYPE_CHECK)
 
 
@@ -307,14 +325,9 @@ def widened_rejections(diff: ChangeSet, widened: dict[str, frozenset[str]]) -> l
         for name in extra:
             checked.setdefault(name, set()).add(var)
     for h in diff.hunks:
-        prev: str | None = None
-        for k, line in h:
-            if k == "-":
-                continue
-            if k == "+" and prev is not None and _EXIT.match(line) and _COND.search(prev):
-                out += _narrowed(prev, line, checked) if _NOT_TYPE.search(prev) else []
-                for var in checked.get("None", set()):
-                    if re.search(r"\b" + re.escape(var) + r"\s+is\s+None\b", prev):
-                        out.append(Rejected("None", prev.strip(), line.strip()))
-            prev = line
+        for cond, exit_ in _guards(h):
+            out += _narrowed(cond, exit_, checked) if _NOT_TYPE.search(cond) else []
+            for var in checked.get("None", set()):
+                if re.search(r"\b" + re.escape(var) + r"\s+(?:is\s+None|===?\s*(?:null|undefined))\b", cond):
+                    out.append(Rejected("None", cond.strip(), exit_.strip()))
     return out
