@@ -180,7 +180,7 @@ def test_the_seed_tuning_cases_the_paraphrase_rules_were_fitted_on(store: Store)
     m = run_guard_eval(store, load_cases(ROOT / "eval" / "tuning_cases.yaml")).metrics
     print(f"seed tuning cases: {m['counts']} by rule {m['by_rule']}")
     assert m["recall"] == 1.0 and m["attribution"] == 1.0 and m["false_positive_rate"] == 0.0
-    assert m["by_rule"]["X1"]["hits"] >= 3 and m["by_rule"]["W1"]["hits"] >= 1
+    assert m["by_rule"]["X1"]["hits"] >= 3 and m["by_rule"]["W1"]["hits"] >= 1 and m["by_rule"]["K2"]["hits"] >= 1
 
 
 TS_OLD = "export function label(v: number): string {\n  return v.toFixed(2);\n}\n"
@@ -196,3 +196,23 @@ def test_c1_reads_typescript_type_checks_and_inline_throws() -> None:
     assert j.label == "contradicts" and "C1" in ids(j), j
     guard = TS_DEC.replace("  return Number", '  if (v === "") throw new TypeError("empty");\n  return Number')
     assert "C1" not in ids(run(diff("src/label.ts", TS_DEC, guard), dec))
+
+
+CHK_OLD = "def save(doc):\n    store.put(doc)\n"
+CHK_DEC = "def save(doc):\n    validate_schema(doc)\n    store.put(doc)\n"
+
+
+def test_a_check_the_decision_wrote_put_under_a_new_condition_is_k2() -> None:
+    dec = info(
+        {"app/save.py": patch(CHK_OLD, CHK_DEC)},
+        quote="Every document is checked against the schema before it is stored.",
+    )
+    skip = "def save(doc, trusted=False):\n    if not trusted:\n        validate_schema(doc)\n    store.put(doc)\n"
+    j = run(diff("app/save.py", CHK_DEC, skip), dec)
+    assert j.label == "contradicts" and "K2" in ids(j), j
+    # wrapping the whole body in a block (a with, a try) is no condition
+    wrapped = "def save(doc):\n    with lock:\n        validate_schema(doc)\n        store.put(doc)\n"
+    assert "K2" not in ids(run(diff("app/save.py", CHK_DEC, wrapped), dec))
+    # a new condition before the check that leaves it as it was is nothing either
+    early = "def save(doc):\n    if doc is None:\n        return\n    validate_schema(doc)\n    store.put(doc)\n"
+    assert "K2" not in ids(run(diff("app/save.py", CHK_DEC, early), dec))

@@ -47,9 +47,10 @@ from .judge_case import (
     total_weight,
 )
 from .judge_lines import a1_withdrawn, a2_text, f1_flip, g1_unguarded, n1_negated, only, rev1, rev2, rev3
+from .limits import k1_bypassed, k2_conditional, w1_disabled
 from .model import DecisionInfo, Judgement, Label
 from .paraphrase import c1_rejected, e1_eager
-from .rejected import k1_bypassed, w1_disabled, x1_rejected
+from .rejected import x1_rejected
 from .tokens import ChangeSet
 
 __all__ = ["POLICY", "RULES", "Case", "Evidence", "JudgeRule", "OfflineJudge", "diff_change_sets", "patch_hunks"]
@@ -174,6 +175,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("X1", "contradicts", "code the decision's words reject or removed, written again", x1_rejected),
     JudgeRule("W1", "contradicts", "a limit the decision set (timeout, retries, max ...) switched off", w1_disabled),
     JudgeRule("K1", "contradicts", "a call the decision gave a limit keyword, written again without it", k1_bypassed),
+    JudgeRule("K2", "contradicts", "a check the decision wrote put under a new condition", k2_conditional),
     JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
     JudgeRule("L2", "related", "test code the decision added undone", l2_tests),
     JudgeRule("L3", "related", "text the decision added removed", l3_prose),

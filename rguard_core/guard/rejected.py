@@ -1,5 +1,5 @@
-"""Paraphrased undos read from the decision's own words: what they say was rejected or removed, and the limits
-they set, against the code the diff adds.
+"""Paraphrased undos read from the decision's own words: what they say was rejected or removed, against the
+code the diff adds.
 
 X1  rejected code brought back: the decision's words (its quote, summary, title, the claims it rests on and
     the quotes of the alternatives it rejected, REJECTED_FOR) name code on the losing side of a polarity phrase
@@ -10,12 +10,8 @@ X1  rejected code brought back: the decision's words (its quote, summary, title,
     added, or left in use on its context lines without removing it, is the file's vocabulary, not the
     rejected alternative; a bare number or type word (``500``, ``float``) counts only where the change took
     it out.
-K1  a limit bypassed: its words speak of a limit, its change added a keyword argument carrying that word to
-    a call (``fetch(url, timeout=10)``), and the diff adds a new call to the same function, in a file the
-    change touched, without it (and without ``**kwargs``)
-W1  a limit disabled: the decision's words speak of a limit (timeout, retry, max, size, expiry, check...),
-    its change bound a name carrying that word (``timeout=30``, ``max_retries = 3``), and the diff binds that
-    name to a value that switches it off (None, 0, False, -1, infinity)
+
+W1, K1 and K2 (a limit switched off, left out, made skippable) are in limits.py.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .judge_case import PATCH_CACHE, Case, Evidence, code_like, patch_hunks, patch_set
+from .judge_case import PATCH_CACHE, Case, Evidence, code_like, patch_hunks
 from .tokens import ChangeSet, code_lines, file_kind, tokens, weight
 
 # a polarity phrase, and what it puts on the losing side (up to the next clause boundary)
@@ -47,21 +43,6 @@ _WEAK = frozenset("None null nil true false True False self this it 0 1 * str in
 _TYPES = frozenset("float bytes bytearray list dict tuple set frozenset Decimal datetime Path".split())  # named bare
 REJECTED_MIN_W = 1.0  # weight of the rejected code the diff writes again
 
-_LIMIT_WORDS = re.compile(
-    r"(?i)\b(?:time-?outs?|timed?[\s-]+out|deadlines?|limits?|limited|max(?:imum)?|caps?|capped|retr(?:y|ies|ied)|"
-    r"attempts?|ttl|expir\w*|quotas?|thresholds?|throttl\w*|bounded|verif\w*|validat\w*)\b"
-)
-_LIMIT_NAME = re.compile(
-    r"(?i)(?:timeout|deadline|limit|max|cap\b|retr(?:y|ies)|attempts|ttl|expir|quota|threshold|verify|validate)"
-)
-_BINDING = re.compile(
-    r"(?<![\w])((?:self\.|this\.)?[A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)"
-)
-_DISABLED = re.compile(
-    r"""^(?:None|null|nil|undefined|0|0\.0|False|false|-1|float\(["']inf["']\)|math\.inf|Infinity|"""
-    r"""sys\.maxsize|Number\.MAX_SAFE_INTEGER)$"""
-)
-
 
 @dataclass(frozen=True)
 class Brought:
@@ -72,14 +53,6 @@ class Brought:
     path: str
     words: str
     weight: float
-
-
-@dataclass(frozen=True)
-class Disabled:
-    name: str
-    decided: str  # the decision's binding
-    line: str  # the diff's binding
-    path: str
 
 
 def decision_words(case: Case) -> str:
@@ -188,7 +161,7 @@ def brought_back(case: Case) -> list[Brought]:
         patch = case.info.patches.get(path)
         if patch is None or cs.test or cs.kind == "prose":
             continue
-        mine = _patch_lines(patch, path)
+        mine = decision_code_lines(patch, path)
         for lose in wanted:
             for c in lose.code:
                 want = _phrase_tokens(c)
@@ -222,7 +195,7 @@ def _chosen_or_kept(want: list[str], mine: tuple[list[str], list[str], list[str]
 
 
 @lru_cache(maxsize=PATCH_CACHE)
-def _patch_lines(patch: str, path: str) -> tuple[list[str], list[str], list[str]]:
+def decision_code_lines(patch: str, path: str) -> tuple[list[str], list[str], list[str]]:
     """The decision's code lines added, removed and shown as context (comments and docstrings dropped)."""
     out: tuple[list[str], list[str], list[str]] = ([], [], [])
     kind = file_kind(path)
@@ -246,133 +219,5 @@ def x1_rejected(case: Case) -> Evidence | None:
         0.65,
         f'the diff writes `{b.what}` (`{b.line}` in {b.path}), which the decision\'s words reject: "{b.words}"',
         total / case.total_w,
-        True,
-    )
-
-
-def _bindings(lines: list[str]) -> list[tuple[str, str, str]]:
-    out = []
-    for line in lines:
-        for m in _BINDING.finditer(line):
-            out.append((m.group(1), m.group(2).strip(), line.strip()))
-    return out
-
-
-def disabled_limits(case: Case) -> list[Disabled]:
-    """W1: a limit the decision's change bound (its words speak of limits), bound by the diff to a value
-    that switches it off."""
-    if not _LIMIT_WORDS.search(decision_words(case)):
-        return []
-    set_by: dict[str, str] = {}
-    for path, patch in case.info.patches.items():
-        pr = patch_set(patch, path)
-        if pr.test or pr.kind == "prose":
-            continue
-        for name, value, line in _bindings(pr.added_lines):
-            if _LIMIT_NAME.search(name) and not _DISABLED.match(value):
-                set_by.setdefault(name, line)
-    if not set_by:
-        return []
-    out: list[Disabled] = []
-    for path, cs in case.diff_sets.items():
-        if cs.test or cs.kind == "prose" or path not in case.info.patches:
-            continue
-        for name, value, line in _bindings(cs.added_lines):
-            if name in set_by and _DISABLED.match(value):
-                out.append(Disabled(name, set_by[name], line, path))
-    return out
-
-
-def w1_disabled(case: Case) -> Evidence | None:
-    """W1: a limit the decision set (timeout, retries, max size ...) switched off by the diff."""
-    if case.remote:
-        return None
-    found = disabled_limits(case)
-    if not found:
-        return None
-    d = found[0]
-    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
-    return Evidence(
-        "W1",
-        0.65,
-        f"the diff switches off `{d.name}` (`{d.line}` in {d.path}); the decision set it (`{d.decided}`)",
-        share,
-        True,
-    )
-
-
-def _calls(lines: list[str]) -> list[tuple[str, str, str]]:
-    """(callee's last name, argument text, first line) of the calls written on ``lines`` (joined, so a call
-    spread over lines is one call)."""
-    text = "\n".join(lines)
-    out = []
-    for m in re.finditer(r"(?<![\w.])([A-Za-z_][\w.]*)\(", text):
-        depth, j = 1, m.end()
-        while j < len(text) and depth:
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            j += 1
-        if depth:
-            continue  # the call goes on past what the hunk shows
-        first = text[m.start() : text.find("\n", m.start()) if "\n" in text[m.start() :] else len(text)]
-        out.append((m.group(1).rsplit(".", 1)[-1], text[m.end() : j - 1], first.strip()))
-    return out
-
-
-_KEYWORD = re.compile(r"(?<![\w.=])([A-Za-z_]\w*)\s*=(?!=)")
-_NOT_CALLS = frozenset("if while for return print dict list set tuple len str int float bool isinstance".split())
-
-
-@dataclass(frozen=True)
-class Bypass:
-    callee: str
-    keyword: str
-    line: str
-    path: str
-
-
-def bypasses(case: Case) -> list[Bypass]:
-    """K1: new calls, in files the decision's change touched, to a function the change gave a limit keyword,
-    without that keyword."""
-    if not _LIMIT_WORDS.search(decision_words(case)):
-        return []
-    out: list[Bypass] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or cs.test or cs.kind == "prose":
-            continue
-        added, removed, _ = _patch_lines(patch, path)
-        before = {(c, k) for c, args, _ in _calls(removed) for k in _KEYWORD.findall(args)}
-        limits = {
-            (c, k)
-            for c, args, _ in _calls(added)
-            for k in _KEYWORD.findall(args)
-            if _LIMIT_NAME.search(k) and (c, k) not in before and c not in _NOT_CALLS
-        }
-        if not limits:
-            continue
-        old_calls = {(c, args) for c, args, _ in _calls(cs.removed_lines)}
-        for _, add in cs.blocks:
-            for c, args, first in _calls(add):
-                if (c, args) in old_calls or "**" in args:
-                    continue
-                out += [Bypass(c, k, first, path) for lc, k in limits if lc == c and k not in _KEYWORD.findall(args)]
-    return out
-
-
-def k1_bypassed(case: Case) -> Evidence | None:
-    """K1: a call the decision gave a limit keyword (``timeout=``) written again without it."""
-    if case.remote:
-        return None
-    found = bypasses(case)
-    if not found:
-        return None
-    b = found[0]
-    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
-    return Evidence(
-        "K1",
-        0.6,
-        f"the diff calls `{b.callee}` without `{b.keyword}=` (`{b.line}` in {b.path}); the decision's change "
-        f"added `{b.keyword}=` to its calls",
-        share,
         True,
     )
