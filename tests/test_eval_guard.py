@@ -248,7 +248,7 @@ def test_demo_seed_cases_meet_the_bar(store: Store) -> None:
     dev, hold = m["by_split"]["dev"], m["by_split"]["holdout"]
     print(f"seed DEV {dev} HOLDOUT {hold} by rule {m['by_rule']}")
     assert dev["recall"] >= 0.95 and dev["false_positive_rate"] <= 0.05
-    assert hold["recall"] >= 0.8 and hold["false_positive_rate"] <= 0.05
+    assert hold["recall"] >= 0.85 and hold["false_positive_rate"] <= 0.05
     assert hold["attributed"] == hold["caught"]
     assert sum(r["false_hits"] for r in m["by_rule"].values()) == 0
 

@@ -187,6 +187,40 @@ def test_rename_then_revert(store: Store, tmp_path: Path) -> None:
     assert res.cases[0].id == f"commit:{revert}" and res.cases[0].caught, res.cases[0]
 
 
+def test_revert_of_a_change_whose_file_was_renamed_since(store: Store, tmp_path: Path) -> None:
+    """The decision edits app/auth.py, a later commit renames it, then the decision is reverted: the revert's diff
+    names only the new path, and REV1-3 follow the rename to the decision's patch on the old one."""
+    gr = GitRepo(tmp_path / "renamed-since")
+    decision, _ = _base(gr)
+    _ordinary(gr, 2)
+    gr.git("mv", "app/auth.py", "app/tokens.py")
+    gr.git("commit", "-q", "-m", "Rename auth.py to tokens.py")
+    _ordinary(gr, 1, start=2)
+    gr.git("revert", "--no-edit", decision)
+    revert = gr.git("rev-parse", "HEAD").strip()
+    _, steps = git_steps(gr.root)
+    step = next(s for s in steps if s.id == f"commit:{revert}")
+    assert [f.path for f in step.files] == ["app/tokens.py"]
+    res = run_replay(store, git=gr.root, reverts=5, ordinary=0)
+    case = next(c for c in res.cases if c.id == f"commit:{revert}")
+    assert case.caught and {"REV1", "REV2", "REV3"} & set(case.rules), case
+
+
+def test_a_revert_that_also_renames_the_file(store: Store, tmp_path: Path) -> None:
+    """One commit reverts the decision and moves the file: the diff is a rename with the reverted hunk."""
+    gr = GitRepo(tmp_path / "revert-and-rename")
+    decision, _ = _base(gr)
+    _ordinary(gr, 2)
+    gr.git("mv", "app/auth.py", "app/tokens.py")
+    gr.write("app/tokens.py", AUTH)
+    gr.git("add", "-A")
+    gr.git("commit", "-q", "-m", f"Move auth to tokens.py\n\nThis reverts commit {decision}.")
+    revert = gr.git("rev-parse", "HEAD").strip()
+    res = run_replay(store, git=gr.root, reverts=5, ordinary=0)
+    case = next(c for c in res.cases if c.id == f"commit:{revert}")
+    assert case.caught and {"REV1", "REV2", "REV3"} & set(case.rules), case
+
+
 def test_squash_with_branch_internal_reverts_is_not_a_revert(store: Store, tmp_path: Path) -> None:
     gr = GitRepo(tmp_path / "squash")
     decision, _ = _base(gr)

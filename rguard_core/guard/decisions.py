@@ -38,9 +38,28 @@ RETURN d.id AS decision, f.path AS path, t.previous_path AS previous_path, t.pat
 REPO_URL_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.url AS url, r.full_name AS name"
 
 
+# The claims a decision rests on (its premises' verbatim quotes), for the paraphrase rules: what they say was
+# rejected or limited counts like the decision's own words. A claim that no longer holds is left out.
+CLAIMS_Q = """
+MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d:Decision)
+WHERE d.id IN $ids AND coalesce(c.holds, true) AND coalesce(c.status, 'active') <> 'superseded'
+RETURN d.id AS decision, c.quote AS quote
+ORDER BY d.id, c.id
+"""
+MAX_CLAIMS = 8  # per decision
+MAX_CLAIM_CHARS = 600
+
+
 def decision_infos(graph: Graph, ids: list[str]) -> dict[str, DecisionInfo]:
     rows = graph.read(INFO_Q, {"ids": ids}, name="decisions.info")
-    return {r["id"]: _info(r) for r in rows}
+    infos = {r["id"]: _info(r) for r in rows}
+    if infos:
+        for r in graph.read(CLAIMS_Q, {"ids": list(infos)}, name="decisions.claims"):
+            info = infos.get(r["decision"])
+            quote = (r.get("quote") or "")[:MAX_CLAIM_CHARS]
+            if info is not None and quote and len(info.claims) < MAX_CLAIMS and quote not in info.claims:
+                info.claims.append(quote)
+    return infos
 
 
 def attach_patches(

@@ -44,13 +44,14 @@ class ParsedDiff:
     identifiers: list[str]  # identifiers in changed code lines, most frequent first
     notes: list[str] = field(default_factory=list)  # what was skipped to keep the work bounded
     skipped_files: list[str] = field(default_factory=list)  # files not checked, wholly or in part (limits)
+    aliases: dict[str, str] = field(default_factory=dict)  # an earlier name of a file -> its path here (renames.py)
 
     @property
     def paths(self) -> list[str]:
         out: list[str] = []
         for f in self.files:
             out += [p for p in f.paths if p not in out]
-        return out
+        return out + [p for p in self.aliases if p not in out]
 
 
 @dataclass
@@ -82,6 +83,8 @@ class DecisionInfo:
     score_factor: float
     at: str | None = None  # when the decision's source was merged / committed / written
     patches: dict[str, str] = field(default_factory=dict)  # file path -> unified hunks of the decision's change
+    rejected: list[str] = field(default_factory=list)  # quotes of the alternatives it rejected (REJECTED_FOR)
+    claims: list[str] = field(default_factory=list)  # quotes of the claims it rests on (its premises)
 
 
 @dataclass

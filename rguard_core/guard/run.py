@@ -15,7 +15,7 @@ from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
 from . import alternatives as alts
 from . import candidates as cands
-from . import decisions, experts, import_hop, premises
+from . import decisions, experts, import_hop, premises, renames
 from .diffparse import diff_from_patches, parse_diff
 from .dismissals import apply_dismissals
 from .judge_offline import OfflineJudge, diff_change_sets
@@ -117,6 +117,7 @@ def run_request(
     diff_sets = diff_change_sets(parsed.files)
     t_parse = (time.perf_counter() - t_parse0) * 1000
     exclude = [f"pr:{pr}"] if pr is not None else []
+    renames.follow(parsed, diff_sets, renames.earlier_names(graph, parsed.paths, exclude))  # REV1-3 follow renames
     run = _Run(graph, parsed, diff_sets, exclude, settings, mode)
     if pr is not None:  # a stored PR is guarded against what was decided before it was opened
         rows = graph.read(PR_TIME_Q, {"n": int(pr)}, name="guard.pr_time")
@@ -279,6 +280,9 @@ class _Run:
             for c in gathered.candidates
             if c.decision_id in infos and not self._later(infos[c.decision_id])
         ]
+        for did, alt in gathered.context.alternatives.items():  # the judge reads the rejected alternatives too
+            if did in infos:
+                infos[did].rejected = [a["quote"] for a in alt]
         standing = {c.decision_id: not premises.no_longer_stands(prem.get(c.decision_id, [])) for c, _ in items}
         labels = self._labels(items, standing, judge)
         findings = []

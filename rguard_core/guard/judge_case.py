@@ -1,0 +1,211 @@
+"""What the offline judge's detectors share: one decision against the diff (``Case``), what a rule found
+(``Evidence``), a named rule (``JudgeRule``), and the parsed-once views of a decision's stored patches.
+
+The registry and policy are in judge_offline.py; the detectors in judge_bag.py (token overlap), judge_lines.py
+(reverts, decision lines, documents) and paraphrase.py (the decision's words against the diff's added code).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .decisive import DecisionLine, LineEdit, decision_lines, guarded_lines
+from .diffparse import patch_hunks
+from .model import DecisionInfo, FileDiff, Label
+from .tokens import ChangeSet, bare, change_set, file_kind, is_specific, literal_body, weight
+
+PATCH_CACHE = 4096
+
+
+@dataclass
+class Overlap:
+    undo: Counter[str]  # scaled by repetition (see _shared)
+    same: Counter[str]
+    change_w: float
+    role: str  # code | test | prose
+    raw_undo: Counter[str]  # plain min-count overlap, for pinpoint edits
+    code_w: float = 0.0  # change_w without import lines
+    # the same, with uses the decision's change kept around (its context) and the file's vocabulary
+    # (tokens most candidate changes to the file use) scaled down: what a contradiction is judged on
+    undo_k: Counter[str] = field(default_factory=Counter)
+    same_k: Counter[str] = field(default_factory=Counter)
+    restored_w: float = 0.0  # put back what the decision took out
+    taken_w: float = 0.0  # taken out what the decision put in
+    novel_w: float = 0.0  # added, neither added nor removed by the decision
+
+    @property
+    def undo_w(self) -> float:
+        return weigh(self.undo)
+
+    @property
+    def same_w(self) -> float:
+        return weigh(self.same)
+
+
+def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
+    """The diff's ChangeSet per path (and per old path on renames); a name renamed where it is bound counts
+    as no change at its uses in other files either (a rename refactor)."""
+    out: dict[str, ChangeSet] = {}
+    for f in files:
+        if f.binary or not f.hunks:
+            continue
+        cs = change_set([h.lines for h in f.hunks], f.path)
+        for p in f.paths:
+            out[p] = cs
+    renames = diff_renames(out)
+    for cs in {id(c): c for c in out.values()}.values():
+        for old, new in renames.items():
+            n = min(cs.removed[old], cs.added[new])
+            if n:
+                cs.removed[old] -= n
+                cs.added[new] -= n
+        cs.removed, cs.added = +cs.removed, +cs.added
+    return out
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one rule found: its id, a score for the finding and a sentence saying why. ``share``: the weight
+    of what it found over the whole diff's code change (None: the rule is not about a share of the diff);
+    ``named``: the decision's own words name a token it found."""
+
+    rule: str
+    score: float
+    why: str
+    share: float | None = None
+    named: bool = False
+    decision_share: float | None = None  # what it found over the decision's own code change in these files
+    literal: bool = False  # a literal or number is among what it found
+    retune: bool = False  # only numbers the decision wrote, replaced by other numbers (S5)
+
+
+@dataclass
+class Case:
+    """One decision against the diff: what the detectors read (built once per decision by ``judge``)."""
+
+    diff_sets: dict[str, ChangeSet]
+    info: DecisionInfo
+    overlaps: list[Overlap]
+    remote: bool  # the decision's change is elsewhere (reached through an issue or symbol)
+    edits: list[LineEdit]
+    named: list[str]
+    vocab: dict[str, Counter[str]]
+    # the decision's lines in one of its files, parsed once per judge: (path, patch) -> line text -> line
+    lines: Callable[[str, str], dict[str, DecisionLine]]
+    total_w: float = 1.0  # the whole diff's code change (every code file, tests and prose aside)
+    decision_w: float = 1.0  # the decision's code change in the files it was read for
+    memo: dict[str, Any] = field(default_factory=dict)  # detectors' shared work (the bag, the decisive lines)
+
+    def once(self, key: str, fn: Callable[[Case], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = fn(self)
+        return self.memo[key]
+
+
+Detector = Callable[[Case], "Evidence | None"]
+
+
+@dataclass(frozen=True)
+class JudgeRule:
+    """A named rule: its detector and what the policy makes of its evidence (the label it gives)."""
+
+    id: str
+    label: Label
+    what: str
+    detect: Detector
+
+
+# Stored patches do not change between runs: parse each once per process (read-only afterwards).
+@lru_cache(maxsize=PATCH_CACHE)
+def patch_set(patch: str, path: str) -> ChangeSet:
+    return change_set(patch_hunks(patch), path)
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def patch_guards(patch: str, path: str) -> list[tuple[str, list[str]]]:
+    return guarded_lines(patch_hunks(patch), path)
+
+
+@lru_cache(maxsize=PATCH_CACHE)
+def patch_lines(patch: str, path: str) -> dict[str, DecisionLine]:
+    return decision_lines(patch_hunks(patch), path)
+
+
+def is_literal(tok: str) -> bool:
+    return literal_body(tok) is not None or tok[0].isdigit()
+
+
+def total_weight(diff_sets: dict[str, ChangeSet]) -> float:
+    """The whole diff's code change: every code file once (tests and prose aside), import lines left out."""
+    seen = {id(c): c for c in diff_sets.values()}
+    return max(1.0, sum(c.code_w for c in seen.values() if not c.test and c.kind != "prose"))
+
+
+def diff_renames(diff_sets: dict[str, ChangeSet]) -> dict[str, str]:
+    """Names the diff renames where they are bound, in any file: call sites elsewhere follow the rename."""
+    out: dict[str, str] = {}
+    for cs in diff_sets.values():
+        out.update(cs.renames)
+    return out
+
+
+def named_tokens(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
+    """Code tokens the diff changes that the decision's quote, summary or title names.
+
+    Only what reads as code counts: text in backticks, literals, or identifiers with ``_``, digits or inner
+    capitals; a plain English word (``session``) that happens to be an identifier does not.
+    """
+    text = " ".join((info.quote, info.summary, info.source_title))
+    ticked = " ".join(re.findall(r"`([^`]+)`", text))
+    out = []
+    for cs in {id(c): c for c in diff_sets.values()}.values():
+        if cs.kind == "prose" or cs.test:
+            continue
+        for t in list(cs.removed) + list(cs.added):
+            key = bare(t)
+            if not is_specific(t) or len(key) < 3 or key in out:
+                continue
+            pattern = r"(?<![\w/.-])" + re.escape(key) + r"(?![\w/-])"
+            if re.search(pattern, ticked) or (code_like(t) and re.search(pattern, text)):
+                out.append(key)
+    return out
+
+
+def words_name(text: str, tok: str) -> bool:
+    """Does the decision's text name this code token, also as a dotted part (``hmac.compare_digest``)?"""
+    key = bare(tok)
+    if not is_specific(tok) or len(key) < 3 or not code_like(tok):
+        return False
+    return re.search(r"(?<![\w/-])" + re.escape(key) + r"(?![\w/-])", text) is not None
+
+
+def code_like(tok: str) -> bool:
+    """A number, an identifier with ``_``/digits/inner capitals, or a literal holding such (``"a/b"``)."""
+    if tok[0].isdigit():
+        return True
+    body = bare(tok)
+    return any(c in "_/.-=:;+%" or c.isdigit() for c in body.strip("_")) or (
+        any(c.isupper() for c in body[1:]) and (any(c.islower() for c in body) or len(body) >= 3)
+    )
+
+
+def kind_matches(path: str, cs: ChangeSet) -> bool:
+    return file_kind(path) == cs.kind
+
+
+def by_weight(c: Counter[str]) -> list[str]:
+    return sorted(c, key=lambda t: (-weight(t), t))
+
+
+def weigh(c: Counter[str]) -> float:
+    return sum(weight(t) * n for t, n in c.items())
+
+
+def listing(items: list[str], n: int = 5) -> str:
+    shown = [f"`{x}`" for x in items[:n]]
+    return ", ".join(shown) + (f" and {len(items) - n} more" if len(items) > n else "")
