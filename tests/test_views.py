@@ -215,7 +215,9 @@ def test_status_rules() -> None:
     assert decision_status("superseded", True, None) == "superseded"
     assert decision_status("active", True, None, newer=1) == "superseded"
     assert decision_status("active", False, "correction") == "fallen"
-    assert decision_status("active", True, "compensation") == "fallen"
+    # it fell once (with an executed action) and holds again: the engine's label asks for review, it is not
+    # fallen (graph_view.decision_status; the Corrections page says the same)
+    assert decision_status("active", True, "compensation") == "needs review"
     assert decision_status("active", True, "review") == "needs review"
     assert decision_status(None, None, None) == "holds"
     assert claim_status("superseded", True) == "superseded" and claim_status("active", False) == "fallen"

@@ -1,5 +1,7 @@
 """One "who to ask": the Guard's finding, the Decision graph's detail pane, ``who-knows`` and the MCP tool rank
-people with the same function (guard/experts.ranked), so they name the same people in the same order."""
+people with the same function (guard/experts.ranked), so they name the same people in the same order. Who to ask
+about a decision is the decision's (``experts.for_decisions``, over every file it changed), whichever of its
+files a diff touches; ``who-knows PATH`` asks about files."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from rguard_core.db import Store
 from rguard_core.explore.node_detail import node_detail
 from rguard_core.guard import experts, run_guard
-from tests.agents_seed import load_seed
+from tests.agents_seed import load_seed, seed_diff
 
 
 @pytest.fixture(scope="module")
@@ -18,8 +20,9 @@ def seed(store: Store) -> str:
     return load_seed(store)
 
 
-def revert_of(store: Store, repo: str, pr: int) -> str:
-    """A diff that undoes the whole of a PR, from the patches stored on its TOUCHES edges."""
+def revert_of(store: Store, repo: str, pr: int, only: str | None = None) -> str:
+    """A diff that undoes the whole of a PR (or only its change to file ``only``), from the patches stored on its
+    TOUCHES edges."""
     rows = store.repo_graph(repo).read(
         "MATCH (:PR {number: $n})-[t:TOUCHES]->(f:File) RETURN f.path AS path, t.status AS status, t.patch AS patch "
         "ORDER BY path",
@@ -28,6 +31,8 @@ def revert_of(store: Store, repo: str, pr: int) -> str:
     out = []
     for r in rows:
         path = r["path"]
+        if only is not None and path != only:
+            continue
         old, new = (f"a/{path}", "/dev/null") if r["status"] == "added" else (f"a/{path}", f"b/{path}")
         out.append(f"diff --git a/{path} b/{path}\n" + ("deleted file mode 100644\n" if r["status"] == "added" else ""))
         out.append(f"--- {old}\n+++ {new}\n")
@@ -88,3 +93,32 @@ def test_voices_rank_an_editor_who_wrote_the_decision_higher() -> None:
     )
     assert [e.login for e in experts.ranked(people, ["a.py"], [], 365)[0]] == ["bob", "zed"]
     assert [e.login for e in experts.ranked(people, ["a.py"], ["zed"], 365)[0]] == ["zed", "bob"]
+
+
+def test_a_diff_touching_some_of_a_decisions_files_names_the_decisions_people(store: Store, seed: str) -> None:
+    """Who to ask is a property of the decision: a diff that undoes one file of a multi-file decision names the
+    same people, in the same order, as the decision's detail pane (not the editors of that one file)."""
+    g = store.repo_graph(seed)
+    days = store.settings.inactive_days
+    checked, differs = 0, 0
+    for pr in REVERTED:
+        did = f"decision:pr:{pr}"
+        files = experts.decision_files(g, [did])[did]
+        assert len(files) > 1, pr
+        detail = [e.login for e in node_detail(store, seed, did).who_to_ask]
+        for path in files:
+            findings = {f.decision_id: f for f in run_guard(store, seed, revert_of(store, seed, pr, path)).findings}
+            if did not in findings:
+                continue  # this file alone does not reach the decision (a test file, say)
+            checked += 1
+            assert [e["login"] for e in findings[did].experts] == detail, (pr, path)
+            assert findings[did].bus_factor == experts.for_decisions(g, [did], days)[did].bus_factor
+            # the one file's own editors (the question ``who-knows PATH`` answers) would name others
+            people = experts.People(experts.editors(g, [path]), *experts.centrality(g), experts.latest_activity(g))
+            differs += [e.login for e in experts.ranked(people, [path], [], days)[0]] != detail
+    assert checked >= len(REVERTED) and differs, (checked, differs)
+    # the issue's example: the idle-8h edit touches sessions.py only, one of PR #17's three files
+    finding = next(
+        f for f in run_guard(store, seed, seed_diff("idle-8h")).findings if f.decision_id == "decision:pr:17"
+    )
+    assert [e["login"] for e in finding.experts] == ["jdelacroix", "pnair", "tkowalski"]

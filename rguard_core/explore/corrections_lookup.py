@@ -12,8 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..db import Graph
+from .graph_view import claim_status, decision_status, source_status
 
 _WORD = re.compile(r"[A-Za-z0-9_]{2,}")
+
+
+def _newer(var: str) -> str:
+    """How many decisions SUPERSEDE the decision ``var`` (graph_view counts the same for its status)."""
+    return f"size([({var})<-[:SUPERSEDES]-(m:Decision) | m.id])"
+
+
 TARGET_KINDS = ("claim", "decision", "source")
 
 
@@ -72,7 +80,7 @@ def search_targets(graph: Graph, text: str, kinds: tuple[str, ...] = TARGET_KIND
             for r in graph.read(
                 "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score RETURN node.id AS id, "
                 "node.summary AS text, node.status AS status, node.holds AS holds, node.label AS label, "
-                "node.rev AS rev, node.source_id AS sid ORDER BY score DESC LIMIT $lim",
+                f"{_newer('node')} AS newer, node.rev AS rev, node.source_id AS sid ORDER BY score DESC LIMIT $lim",
                 {"q": ft, "lim": limit},
                 name="browse.decisions",
             )
@@ -138,7 +146,8 @@ def _by_id(graph: Graph, node_id: str) -> Target | None:
     rows = graph.read(
         "MATCH (n {id: $id}) WHERE n:Claim OR n:Decision OR n:Source RETURN labels(n) AS labels, n.id AS id, "
         "coalesce(n.statement, n.summary, n.title, left(n.text, 120)) AS text, n.status AS status, "
-        "n.holds AS holds, n.label AS label, n.quarantined AS q, n.rev AS rev, n.source_id AS sid",
+        f"n.holds AS holds, n.label AS label, {_newer('n')} AS newer, n.quarantined AS q, n.rev AS rev, "
+        "n.source_id AS sid",
         {"id": node_id},
         name="browse.by_id",
     )
@@ -153,22 +162,18 @@ def _by_id(graph: Graph, node_id: str) -> Target | None:
 
 
 def _claim(r: dict[str, Any]) -> Target:
-    status = "superseded" if r.get("status") == "superseded" else "holds" if r.get("holds") is not False else "fallen"
+    status = claim_status(r.get("status"), r.get("holds"))
     return Target(r["id"], "claim", r.get("text") or "", status, r.get("rev"), r.get("sid"))
 
 
 def _decision(r: dict[str, Any]) -> Target:
-    if r.get("status") == "superseded":
-        status = "superseded"
-    elif r.get("holds") is False:
-        status = "fallen"
-    else:
-        status = "needs review" if r.get("label") else "holds"
+    # the Decision graph's status (graph_view.decision_status), so both pages say the same of one decision
+    status = decision_status(r.get("status"), r.get("holds"), r.get("label"), int(r.get("newer") or 0))
     return Target(r["id"], "decision", r.get("text") or "", status, r.get("rev"), r.get("sid"))
 
 
 def _source(r: dict[str, Any]) -> Target:
-    return Target(r["id"], "source", r.get("text") or "", "quarantined" if r.get("q") else "holds", r.get("rev"))
+    return Target(r["id"], "source", r.get("text") or "", source_status(r.get("q")), r.get("rev"))
 
 
 def _json(raw: Any) -> dict[str, Any]:

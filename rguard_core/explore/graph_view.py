@@ -14,6 +14,7 @@ from typing import Any
 
 from ..db import Graph, Store
 from ..errors import InvalidInput
+from ..memory.model import LABEL_RANK
 
 DEFAULT_CAP = 150
 CAP_STEP = 150
@@ -28,32 +29,57 @@ EDGE_WORDS = ("SUPPORTS", "JUSTIFIES", "IMPLEMENTS", "CORRECTS", "SUPERSEDES", "
 
 STATUS_MEANING = {
     "holds": "supported by its sources as stored",
-    "fallen": "lost its support (a claim fell, was corrected away, or its source was quarantined)",
+    "fallen": "lost its support: nothing it rests on holds now (a claim fell, was corrected away, or its source "
+    "was quarantined)",
     "superseded": "replaced by a newer claim or decision",
-    "needs review": "still supported but something it used fell or was corrected; or an action to compensate",
+    "needs review": "holds, but the memory engine flagged it and no undo cleared that: something it used fell or "
+    "was corrected, or it fell once and holds again; or an action to compensate",
     "held": "an action held back because its decision no longer holds",
     "quarantined": "a source marked untrusted; nothing it says counts",
 }
 
+# the memory engine's labels (memory/model.LABEL_RANK: review < correction < compensation); any of them on a
+# decision that holds means "needs review"
+REVIEW_LABELS = tuple(str(label) for label in LABEL_RANK if label)
 # The decision status in Cypher; must agree with decision_status() below (a test pins both on the same graph).
 _DECISION_STATUS_CYPHER = (
     "CASE WHEN d.status = 'superseded' OR newer > 0 THEN 'superseded' "
-    "WHEN d.holds = false OR d.label IN ['correction', 'compensation'] THEN 'fallen' "
-    "WHEN d.label = 'review' THEN 'needs review' ELSE 'holds' END"
+    "WHEN d.holds = false THEN 'fallen' "
+    f"WHEN d.label IN [{', '.join(repr(label) for label in REVIEW_LABELS)}] THEN 'needs review' ELSE 'holds' END"
 )
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def decision_status(status: str | None, holds: bool | None, label: str | None, newer: int = 0) -> str:
-    """One of DECISION_STATUSES from stored properties (``newer``: decisions that SUPERSEDE it)."""
+    """A decision's status (one of DECISION_STATUSES) from its stored properties; the one definition every page
+    (Decision graph, Corrections, home) and the CLI/MCP read models use. ``newer``: decisions that SUPERSEDE it.
+
+    What the memory engine stores means (memory/engine.py, writes.py, undo.py):
+
+    - ``holds`` is the truth *now*: every step (quarantine, correction, lift, revert, recompute) writes the least
+      fixed point of support, and writes it together with the label.
+    - ``label`` is a record that only moves up (``max_label``, LABEL_RANK ``review`` < ``correction`` <
+      ``compensation``): ``review`` — a step took away some of its support but it kept holding; ``correction`` —
+      a step made it fall; ``compensation`` — it fell while an action on it had been executed. An undo puts the
+      earlier label back only when the step it undoes set the label and the decision holds again; so when
+      support comes back another way (its other source's quarantine lifted, a recompute), the decision holds
+      while still labelled ``correction``. That is a decision that fell once and holds again, which no one has
+      cleared.
+
+    So: ``superseded`` when replaced (its own status, or a newer decision); ``fallen`` when it does not hold;
+    ``needs review`` when it holds but carries any label (it lost support once); else ``holds`` (also when
+    support was never computed). A label never makes a holding decision ``fallen``.
+    """
     if status == "superseded" or newer > 0:
         return "superseded"
-    if holds is False or label in ("correction", "compensation"):
+    if holds is False:
         return "fallen"
-    return "needs review" if label == "review" else "holds"
+    return "needs review" if label in REVIEW_LABELS else "holds"
 
 
 def claim_status(status: str | None, holds: bool | None) -> str:
+    """A claim's status: ``superseded`` when corrected away (or withdrawn), ``fallen`` when its support does not
+    hold now, else ``holds`` (also when support was never computed). Claims carry no label."""
     if status == "superseded":
         return "superseded"
     return "fallen" if holds is False else "holds"

@@ -1,6 +1,7 @@
 """One node of the decision graph in full: its source text with the quote at its stored offsets, status and
 revision, what it rests on and what rests on it (a walk of stored edges), rejected alternatives, who to ask (the
-guard's one ranking, ``guard.experts.ranked``, with the reasons each person is named), and its blast radius
+guard's one ranking: for a decision ``guard.experts.for_decisions``, the call the Guard's findings use, with the
+reasons each person is named), and its blast radius
 (everything downstream, the same walk the correction preview uses). No Streamlit here.
 """
 
@@ -475,16 +476,19 @@ def _commits(g: Graph, source_ids: list[str]) -> list[str]:
 
 def who_to_ask(g: Graph, source_ids: list[str], decision_id: str | None = None) -> list[Expert]:
     """Whom to ask about these sources (a decision's: ``decision_id``), by the guard's one ranking
-    (``guard.experts.ranked``, rules E1–E4) over the files the sources touched, each with why they are named."""
+    (``guard.experts``, rules E1–E4) over the files the sources touched, each with why they are named. For a
+    decision this is ``experts.for_decisions``, the same call the Guard's findings use."""
     if not source_ids and decision_id is None:
         return []
-    files = _touched(g, source_ids)
-    voices = (
-        experts.authors(g, [decision_id]).get(decision_id, []) if decision_id else experts.source_voices(g, source_ids)
-    )
-    pagerank, betweenness = experts.centrality(g)
-    people = experts.People(experts.editors(g, files), pagerank, betweenness, experts.latest_activity(g))
-    ranked, _ = experts.ranked(people, files, voices, g.store.settings.inactive_days)
+    days = g.store.settings.inactive_days
+    ranked: list[experts.Expert]
+    if decision_id is not None:
+        ranked = list(experts.for_decisions(g, [decision_id], days)[decision_id].experts)
+    else:
+        files = _touched(g, source_ids)
+        pagerank, betweenness = experts.centrality(g)
+        people = experts.People(experts.editors(g, files), pagerank, betweenness, experts.latest_activity(g))
+        ranked, _ = experts.ranked(people, files, experts.source_voices(g, source_ids), days)
     if not ranked:
         return []
     wrote, comments, seen = _involvement(g, source_ids)

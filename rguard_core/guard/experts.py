@@ -1,6 +1,13 @@
 """Who to ask: the one ranking of people for a decision or for files (the Guard, the Decision graph's detail
 pane, ``who-knows`` and the MCP ``who_knows`` tool all call ``ranked``/``rank``).
 
+"Who to ask about this decision" is a property of the decision, not of the diff that reached it:
+``for_decisions`` ranks over every file the decision's sources changed (``DERIVED_FROM`` -> ``TOUCHES``: a PR's
+files; an ADR's, those of the PR that added it), so a Guard finding and the decision's detail pane name the same
+people in the same order whatever part of the decision a diff touches (tests/test_who_to_ask.py).
+``who-knows PATH`` and MCP ``who_knows`` stay questions about files (``rank`` over the files asked about, no
+voices). "The files" below are the decision's files, or the files asked about.
+
 Rules, applied in order:
 
 - **E1 editors.** The candidates are the humans (never bots) who edited the files: each file's top
@@ -10,8 +17,8 @@ Rules, applied in order:
 - **E2 voices.** A candidate who wrote the decision's source, or commented on it, gets ``VOICE_BONUS``.
 - **E3 inactive.** People inactive for Settings.inactive_days (counted back from the repository's latest
   activity) count ``INACTIVE_WEIGHT`` (a third).
-- **E4 discussion.** When nobody edited the files (a decision from an issue, files only bots touched, a graph
-  without file history), the decision's voices are named instead, score 0: its source's human authors, then
+- **E4 discussion.** When nobody edited the files (a decision from an issue or a reviewer's override, files only
+  bots touched, a graph without file history), the decision's voices are named instead, score 0: its source's human authors, then
   who commented on it, most comments first.
 - At most ``MAX_EXPERTS`` people, best score first (ties by login). Bus factor = active human editors of the
   files.
@@ -66,6 +73,11 @@ KEYED_BY_DECISION = (
 )
 KEYED_BY_SOURCE = "UNWIND $ids AS sid MATCH (s:Source {id: sid}) WITH sid AS key, s "
 AUTHORS_Q = "MATCH (s)<-[:AUTHORED]-(a:Person) WHERE a.is_bot = false RETURN key, a.login AS login ORDER BY key, login"
+# every file a decision's sources changed (a PR's, or for an ADR the PR that added it): the decision's files
+DECISION_FILES_Q = (
+    "UNWIND $ids AS did MATCH (:Decision {id: did})-[:DERIVED_FROM]->(:Source)-[:TOUCHES]->(f:File) "
+    "RETURN did, collect(DISTINCT f.path) AS paths"
+)
 COMMENTERS_Q = (
     "MATCH (s)<-[:ON]-(c:Comment)<-[:AUTHORED]-(p:Person) WHERE p.is_bot = false "
     "RETURN key, p.login AS login, count(c) AS n ORDER BY key, n DESC, login"
@@ -177,7 +189,8 @@ class Expert:
 def ranked(people: People, files: list[str], voices: list[str], inactive_days: int) -> tuple[list[Expert], int]:
     """The top experts for these files and the decision whose ``voices`` are given (rules E1–E4), and the files'
     bus factor."""
-    rows = [e for e in people.editors if e["path"] in files]
+    wanted = set(files)
+    rows = [e for e in people.editors if e["path"] in wanted]
     edits: dict[str, float] = {}
     last: dict[str, str | None] = {}
     for e in rows:
@@ -208,6 +221,42 @@ def rank(
     """``ranked`` in the guard's JSON shape (``decision_authors``: the decision's voices, ``authors``)."""
     who, bus = ranked(people, files, decision_authors, inactive_days)
     return [e.as_dict() for e in who], bus
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Whom to ask about one decision (rules E1–E4, best first) and its files' bus factor."""
+
+    experts: tuple[Expert, ...]
+    bus_factor: int
+    files: tuple[str, ...]  # the decision's files the ranking read
+
+
+def decision_files(graph: Graph, ids: list[str]) -> dict[str, list[str]]:
+    """Every file each decision's sources changed, sorted."""
+    if not ids:
+        return {}
+    rows = graph.read(DECISION_FILES_Q, {"ids": ids}, name="experts.decision_files")
+    return {r["did"]: sorted(p for p in r["paths"] or [] if p) for r in rows}
+
+
+def for_decisions(graph: Graph, ids: list[str], inactive_days: int) -> dict[str, Ranking]:
+    """Whom to ask about each decision: ``ranked`` over all the decision's files with its voices (the one answer
+    the Guard's findings and the detail pane show). Five reads for any number of decisions; PageRank and
+    betweenness come from the per-ingest cache (``centrality``)."""
+    if not ids:
+        return {}
+    files = decision_files(graph, ids)
+    every = sorted({p for paths in files.values() for p in paths})
+    pagerank_, betweenness_ = centrality(graph)
+    people = People(editors(graph, every) if every else [], pagerank_, betweenness_, latest_activity(graph))
+    voices = authors(graph, ids)
+    out = {}
+    for did in ids:
+        own = files.get(did, [])
+        who, bus = ranked(people, own, voices.get(did, []), inactive_days)
+        out[did] = Ranking(tuple(who), bus, tuple(own))
+    return out
 
 
 def _inactive(last: str | None, latest: str | None, days: int) -> bool:

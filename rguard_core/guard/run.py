@@ -1,13 +1,13 @@
-"""run_guard: parse → candidates (multi-hop Cypher) → premises, alternatives, experts → judge → report."""
+"""run_guard: parse → candidates (multi-hop Cypher) → premises, alternatives → judge → experts → report."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Literal
+from typing import Literal
 
 from ..config import Settings
 from ..db import Graph, QueryLog, Store
@@ -28,7 +28,6 @@ from .tokens import ChangeSet
 MIN_SCORE = 0.1  # findings whose score falls below this are not shown
 MAX_FINDINGS = 20
 SUPERSEDED_SCORE = 0.3
-MAX_EXTRA_EXPERT_FILES = 20
 Mode = Literal["concurrent", "sequential"]
 
 _POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="rguard-guard")
@@ -44,7 +43,7 @@ ORDER BY f.path
 
 @dataclass(frozen=True)
 class Leads:
-    """Stage 1: what the diff's files, lines and symbols reach, and who edited them (independent reads)."""
+    """Stage 1: what the diff's files, lines and symbols reach (independent reads)."""
 
     touches: list[dict[str, str]]  # decisions whose change touched the diff's files (ranked later)
     issue: list[Candidate]  # reached through an issue linked to a PR on these files
@@ -52,9 +51,6 @@ class Leads:
     known: set[str]  # the diff's paths the graph has seen before
     reverted: list[Candidate]  # decisions whose lines the diff removes (or whose removals it adds back)
     users: dict[str, list[str]]  # rare identifier -> source ids mentioning it
-    editors: list[dict[str, Any]]  # each file's top human editors
-    latest: str | None  # the graph's latest activity (to tell inactive people)
-    centrality: tuple[dict[str, float], dict[str, float]]  # PageRank, betweenness
 
 
 @dataclass(frozen=True)
@@ -63,17 +59,15 @@ class Context:
 
     infos: dict[str, DecisionInfo] = field(default_factory=dict)
     alternatives: dict[str, list[dict[str, str]]] = field(default_factory=dict)
-    authors: dict[str, list[str]] = field(default_factory=dict)
     learned: dict[str, list[str]] = field(default_factory=dict)  # feedback still in force, as notes
     premises: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # every rule's rows, in RULES order
 
 
 @dataclass(frozen=True)
 class Gathered:
-    """What the graph work of one run hands the judge: the merged candidates, the people, their context."""
+    """What the graph work of one run hands the judge: the merged candidates and their context."""
 
     candidates: list[Candidate]
-    people: experts.People
     context: Context
 
 
@@ -128,6 +122,9 @@ def run_request(
     t_judge0 = time.perf_counter()
     findings = run.judge(gathered, judge)
     t_judge = (time.perf_counter() - t_judge0) * 1000
+    t_who0 = time.perf_counter()
+    findings = run.who_to_ask(findings)  # only the findings shown: a passing diff reads no one
+    t_graph += (time.perf_counter() - t_who0) * 1000
     findings, dismissed = apply_dismissals(
         graph, parsed, findings, {c.decision_id: c.files for c in gathered.candidates}
     )
@@ -191,9 +188,6 @@ class _Run:
         known = start(lambda: cands.known_files(g, d))
         reverted = start(lambda: cands.reverted(g, d, ex, search_lines(self.sets)))
         users = start(lambda: cands.symbol_users(g, list(dict.fromkeys(d.identifiers + idents))))
-        editors = start(lambda: experts.editors(g, d.paths))
-        latest = start(lambda: experts.latest_activity(g))
-        centrality = start(lambda: experts.centrality(g))
         return Leads(
             touches.result(),
             issue.result(),
@@ -201,9 +195,6 @@ class _Run:
             known.result(),
             reverted.result(),
             users.result(),
-            editors.result(),
-            latest.result(),
-            centrality.result(),
         )
 
     def _context(self, ids: list[str]) -> Context:
@@ -212,14 +203,13 @@ class _Run:
         g, start = self.g, self._start
         infos = start(lambda: decisions.decision_infos(g, ids))
         alternatives = start(lambda: alts.alternatives(g, ids))
-        authors = start(lambda: experts.authors(g, ids))
         notes = start(lambda: learned(g, ids))
         rules = [start(partial(premises.run_rule, g, r, ids, self.settings.inactive_days)) for r in premises.RULES]
         prem: dict[str, list[dict[str, str]]] = {}
         for rule in rules:  # in RULES order, as the report lists them
             for did, p in rule.result():
                 prem.setdefault(did, []).append(p)
-        return Context(infos.result(), alternatives.result(), authors.result(), notes.result(), prem)
+        return Context(infos.result(), alternatives.result(), notes.result(), prem)
 
     def gather(self) -> Gathered:
         g, d, ex = self.g, self.diff, self.exclude
@@ -236,16 +226,9 @@ class _Run:
         ids = [c.decision_id for c in merged]
         everywhere = [c.decision_id for c in merged if not ({"touches", "adr"} & set(c.hops))]
         b = self._context(ids)
-        editors = list(a.editors)
         if ids:
             decisions.attach_patches(g, b.infos, d.paths, everywhere, self._new_file_suffixes())
-            # decisions reached by symbol or issue: whom to ask is whoever edited *their* files
-            extra = sorted({p for i in everywhere if i in b.infos for p in b.infos[i].patches} - set(d.paths))
-            if extra:
-                editors += experts.editors(g, extra[:MAX_EXTRA_EXPERT_FILES], name="experts.editors_elsewhere")
-        pagerank, betweenness = a.centrality
-        people = experts.People(editors, pagerank, betweenness, a.latest)
-        return Gathered(merged, people, b)
+        return Gathered(merged, b)
 
     def _new_file_suffixes(self) -> list[str]:
         """Extensions of the code files the diff adds (``.sql``): earlier changes to such files are compared too."""
@@ -310,6 +293,17 @@ class _Run:
         )
         return findings[:MAX_FINDINGS]
 
+    def who_to_ask(self, findings: list[Finding]) -> list[Finding]:
+        """Each finding's experts and bus factor: whom to ask about its *decision* (``experts.for_decisions``,
+        over every file the decision changed), the same people in the same order as the decision's detail pane,
+        whichever of its files the diff touches."""
+        ranking = experts.for_decisions(self.g, [f.decision_id for f in findings], self.settings.inactive_days)
+        out = []
+        for f in findings:
+            r = ranking[f.decision_id]
+            out.append(replace(f, experts=[e.as_dict() for e in r.experts], bus_factor=r.bus_factor))
+        return out
+
     def _later(self, info: DecisionInfo) -> bool:
         return bool(self.before and info.at and str(info.at) > self.before)
 
@@ -333,11 +327,6 @@ class _Run:
         prem: list[dict[str, str]],
         gathered: Gathered,
     ) -> Finding:
-        # the diff's files the decision changed; for a decision reached by symbol or issue, its own files
-        files = [p for p in c.files if p in info.patches] or list(info.patches) or c.files
-        who, bus = experts.rank(
-            gathered.people, files, gathered.context.authors.get(c.decision_id, []), self.settings.inactive_days
-        )
         return Finding(
             decision_id=c.decision_id,
             summary=info.summary,
@@ -350,8 +339,6 @@ class _Run:
             path=c.path,
             premises=sorted(prem, key=lambda p: p["rule"]),
             alternatives=gathered.context.alternatives.get(c.decision_id, []),
-            experts=who,
-            bus_factor=bus,
             learned=gathered.context.learned.get(c.decision_id, []),
             reason=j.reason,
             rules=[{"id": r, "why": w} for r, w in j.rules],
