@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..db import Graph
+from ..jsontypes import JSONObject, Row
 
 _WORD = re.compile(r"[A-Za-z0-9_]{2,}")
 TARGET_KINDS = ("claim", "decision", "source")
@@ -35,7 +36,7 @@ class HistoryEntry:
     by: str | None
     reason: str | None
     at: str | None
-    result: dict[str, Any] = field(default_factory=dict)
+    result: JSONObject = field(default_factory=dict)  # the stored step report (memory.steps.StepPayload), decoded
     state: str = "applied"  # applied | reverted (undone by a later entry; kept, never erased)
     revision: int = 0
 
@@ -167,11 +168,11 @@ def _decision(r: dict[str, Any]) -> Target:
     return Target(r["id"], "decision", r.get("text") or "", status, r.get("rev"), r.get("sid"))
 
 
-def _source(r: dict[str, Any]) -> Target:
+def _source(r: Row) -> Target:
     return Target(r["id"], "source", r.get("text") or "", "quarantined" if r.get("q") else "holds", r.get("rev"))
 
 
-def _json(raw: Any) -> dict[str, Any]:
+def _json(raw: Any) -> JSONObject:
     if not raw:
         return {}
     try:
