@@ -1,4 +1,4 @@
-"""The one name for a JSON object that is read or written as-is.
+"""Names for the dicts that stay dicts: JSON read or written as-is, Cypher rows, parameters and property bags.
 
 What crosses a module boundary inside RGuard is a frozen dataclass (or a TypedDict where a JSON document keeps its
 shape, like the eval metrics). ``JSONObject`` marks the places where a dict *is* the contract: an ``as_dict()``
