@@ -10,10 +10,10 @@ import datetime as dt
 import fcntl
 import json
 from pathlib import Path
-from typing import Any
 
 from .config import Settings
 from .guard.model import GuardReport
+from .jsontypes import JSONObject
 
 MAX_READ = 2000  # lines read back from the end of the log
 
@@ -46,7 +46,7 @@ def record_guard_run(settings: Settings, report: GuardReport, where: str) -> Non
         return
 
 
-def recent_guard_runs(settings: Settings, repo: str, limit: int = 8) -> list[dict[str, Any]]:
+def recent_guard_runs(settings: Settings, repo: str, limit: int = 8) -> list[JSONObject]:
     """The newest ``limit`` runs for ``repo``, newest first."""
     path = _path(settings)
     if not path.is_file():

@@ -11,13 +11,14 @@ import contextlib
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
 from .config import Settings
 from .errors import ConnectionFailed, InvalidInput, InvalidRepoName, QueryFailed, QueryTimeout, ResultTruncated
+from .jsontypes import JSONObject, ParamsIn, Row
 
 REPO_PREFIX = "rguard__"
 WORKSPACE_PREFIX = "rguard_ws__"
@@ -76,11 +77,19 @@ def workspace_graph_name(workspace: str) -> str:
     return f"{WORKSPACE_PREFIX}{ws}"
 
 
+class ClientOptions(TypedDict):
+    """The redis-py client options every connection is opened with (see ``Store._client_kwargs``)."""
+
+    socket_timeout: float
+    socket_connect_timeout: float
+    retry: Any  # redis.retry.Retry
+
+
 @dataclass
 class QueryRecord:
     name: str
     query: str
-    params: dict[str, Any]
+    params: ParamsIn
     ms: float
     rows: int
 
@@ -99,10 +108,10 @@ class QueryLog:
     def total_ms(self) -> float:
         return sum(r.ms for r in self.records)
 
-    def as_dicts(self, with_params: bool = False) -> list[dict[str, Any]]:
+    def as_dicts(self, with_params: bool = False) -> list[JSONObject]:
         out = []
         for r in self.records:
-            d: dict[str, Any] = {"name": r.name, "query": r.query, "ms": round(r.ms, 3), "rows": r.rows}
+            d: JSONObject = {"name": r.name, "query": r.query, "ms": round(r.ms, 3), "rows": r.rows}
             if with_params:
                 d["params"] = _jsonable(r.params)
             out.append(d)
@@ -155,7 +164,7 @@ class Store:
             )
             self._check_server_settings(self.read_db)
 
-    def _client_kwargs(self) -> dict[str, Any]:
+    def _client_kwargs(self) -> ClientOptions:
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
@@ -295,12 +304,12 @@ class Graph:
     def query(
         self,
         cypher: str,
-        params: dict[str, Any] | None = None,
+        params: ParamsIn | None = None,
         *,
         name: str = "query",
         read_only: bool = False,
         timeout_ms: int | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Row]:
         """Run one statement; rows come back as dicts keyed by the RETURN aliases."""
         params = params or {}
         limit = timeout_ms or self.store.timeout_ms
@@ -334,17 +343,17 @@ class Graph:
             self.log.add(QueryRecord(name, cypher, params, ms, len(rows)))
         return rows
 
-    def write_many(self, cypher: str, batches: list[dict[str, Any]], *, name: str = "write") -> None:
+    def write_many(self, cypher: str, batches: Sequence[ParamsIn], *, name: str = "write") -> None:
         """Run one write statement per parameter batch, in order, serialising the next batch while the
         database works on the current one (bulk ingest spends as long building parameters as writing)."""
         from concurrent.futures import Future, ThreadPoolExecutor
 
         from falkordb.helpers import stringify_param_value
 
-        def header(params: dict[str, Any]) -> str:
+        def header(params: ParamsIn) -> str:
             return "CYPHER " + " ".join(f"`{k}`={stringify_param_value(v)}" for k, v in params.items()) + " "
 
-        def send(text: str, params: dict[str, Any]) -> None:
+        def send(text: str, params: ParamsIn) -> None:
             t0 = time.perf_counter()
             try:
                 self._g.query(text, None, timeout=self.store.timeout_ms)
@@ -363,7 +372,7 @@ class Graph:
             if pending is not None:
                 pending.result()
 
-    def read(self, cypher: str, params: dict[str, Any] | None = None, *, name: str = "read") -> list[dict[str, Any]]:
+    def read(self, cypher: str, params: ParamsIn | None = None, *, name: str = "read") -> list[Row]:
         return self.query(cypher, params, name=name, read_only=True)
 
     def row_window(self, default: int) -> int:
@@ -375,11 +384,11 @@ class Graph:
         self,
         cypher: str,
         ids: list[Any],
-        params: dict[str, Any] | None = None,
+        params: ParamsIn | None = None,
         *,
         key: str = "ids",
         name: str = "read_each",
-    ) -> list[dict[str, Any]]:
+    ) -> list[Row]:
         """An ``UNWIND $ids`` read over any number of ids, in chunks whose answers stay below the result cap.
 
         On a server without a cap this is one read. With a cap, a chunk that still comes back at the cap is
@@ -387,7 +396,7 @@ class Graph:
         """
         if self.store.result_cap is None or not ids:
             return self.read(cypher, {**(params or {}), key: list(ids)}, name=name) if ids else []
-        out: list[dict[str, Any]] = []
+        out: list[Row] = []
         pending = [list(ids[i : i + self.row_window(len(ids))]) for i in range(0, len(ids), self.row_window(len(ids)))]
         while pending:
             chunk = pending.pop(0)
@@ -401,8 +410,8 @@ class Graph:
         return out
 
     def paged(
-        self, cypher: str, params: dict[str, Any] | None = None, *, page_size: int = 5000, name: str = "paged"
-    ) -> Iterator[dict[str, Any]]:
+        self, cypher: str, params: ParamsIn | None = None, *, page_size: int = 5000, name: str = "paged"
+    ) -> Iterator[Row]:
         """Yield rows of an ORDER BY read page by page (SKIP/LIMIT), so big reads never load at once."""
         if "ORDER BY" not in cypher.upper():
             raise InvalidInput("paged reads need an ORDER BY so pages are stable")
@@ -471,7 +480,7 @@ def _password(url: str) -> str | None:
 
 
 def _connect(
-    target: str, make: Callable[[dict[str, Any]], Any], kwargs: dict[str, Any], secret: str | None = None
+    target: str, make: Callable[[ClientOptions], Any], kwargs: ClientOptions, secret: str | None = None
 ) -> Any:
     """Open and ping a client; driver failures become one ConnectionFailed that says what to do."""
     from redis.exceptions import AuthenticationError, ResponseError
@@ -507,7 +516,7 @@ def _is_connection_error(e: Exception) -> bool:
     return isinstance(e, (RedisConnectionError, ConnectionRefusedError, BrokenPipeError, FileNotFoundError))
 
 
-def _translate(e: Exception, graph: Graph, cypher: str, params: dict[str, Any], limit: int) -> Exception:
+def _translate(e: Exception, graph: Graph, cypher: str, params: ParamsIn, limit: int) -> Exception:
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 

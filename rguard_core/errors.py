@@ -29,7 +29,7 @@ RGuardError
 
 from __future__ import annotations
 
-from typing import Any
+from .jsontypes import ParamsIn
 
 
 class RGuardError(Exception):
@@ -90,7 +90,7 @@ class EngineStartFailed(ConnectionFailed):
 
 
 class QueryFailed(StoreError):
-    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cause: BaseException | str) -> None:
+    def __init__(self, graph: str, query: str, params: ParamsIn | None, cause: BaseException | str) -> None:
         self.graph = graph
         self.query = query
         self.params = params or {}
@@ -99,13 +99,13 @@ class QueryFailed(StoreError):
 
 
 class QueryTimeout(QueryFailed):
-    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, timeout_ms: int) -> None:
+    def __init__(self, graph: str, query: str, params: ParamsIn | None, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
         super().__init__(graph, query, params, f"timed out after {timeout_ms} ms")
 
 
 class ResultTruncated(QueryFailed):
-    def __init__(self, graph: str, query: str, params: dict[str, Any] | None, cap: int) -> None:
+    def __init__(self, graph: str, query: str, params: ParamsIn | None, cap: int) -> None:
         self.cap = cap
         super().__init__(
             graph,

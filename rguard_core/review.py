@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from .errors import RGuardError
 from .guard.diffparse import parse_diff
 from .guard.model import Finding, GuardReport, ParsedDiff
+from .jsontypes import JSONObject, ParamsIn
 from .untrusted import strip_controls
 
 MAX_LINES = 12  # triggering lines shown per finding and file
@@ -46,6 +47,17 @@ class ReviewItem:
     implemented: list[str] = field(default_factory=list)  # rejected alternatives whose words the diff adds
 
 
+class ReviewRow(TypedDict):
+    """One line of the summary table (a DataFrame on the Guard page, a Markdown table in the PR comment)."""
+
+    file: str
+    finding: str
+    score: float
+    decision: str
+    source: str
+    link: str
+
+
 @dataclass
 class Review:
     verdict: str
@@ -53,7 +65,7 @@ class Review:
     cleared: list[dict[str, str]]
     notes: list[str]
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[ReviewRow]:
         """The summary table: one row per finding, grouped by file."""
         return [
             {
@@ -69,7 +81,8 @@ class Review:
         ]
 
 
-def source_name(src: dict[str, Any]) -> str:
+def source_name(src: JSONObject) -> str:
+    """A finding's ``source`` object (decisions.source_ref) in words: "PR #12", "Issue #3", a path or its kind."""
     kind, number = src.get("kind"), src.get("number")
     if kind in ("pr", "issue") and number is not None:
         return f"{'PR' if kind == 'pr' else 'Issue'} #{number}"
@@ -145,7 +158,7 @@ def implemented_alternatives(parsed: ParsedDiff, alternatives: list[dict[str, st
     return out
 
 
-def inline_cypher(query: str, params: dict[str, Any]) -> str:
+def inline_cypher(query: str, params: ParamsIn) -> str:
     """The statement with its parameters as a ``CYPHER name=value …`` header, as FalkorDB Browser runs it."""
     if not params:
         return query.strip()

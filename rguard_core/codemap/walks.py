@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..db import Graph
 from ..errors import InvalidInput
-from ..jsontypes import JSONObject
+from ..jsontypes import JSONObject, Row
 from .model import EDGE_KINDS
 from .write import CODEMAP_ID, file_id
 
@@ -302,7 +302,7 @@ def _clean(path: str) -> str:
     return p
 
 
-def _steps(rows: list[dict[str, Any]]) -> list[Step]:
+def _steps(rows: list[Row]) -> list[Step]:
     return [Step(r["source"], r["target"], r["kind"], int(r.get("line") or 0), r.get("specifier") or "") for r in rows]
 
 

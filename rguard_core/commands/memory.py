@@ -7,6 +7,7 @@ With ``--json`` each prints one JSON document (the contract other tools parse).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 from ..db import Graph, open_store
 from ..errors import InvalidInput, UnknownRepository
@@ -102,7 +103,7 @@ def _graph(args: argparse.Namespace) -> Graph:
     return graph
 
 
-def _emit(args: argparse.Namespace, data: JSONObject, lines: list[str]) -> int:
+def _emit(args: argparse.Namespace, data: Mapping[str, object], lines: list[str]) -> int:
     if args.json:
         print_json(data)
     else:

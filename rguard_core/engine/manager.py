@@ -23,11 +23,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ..config import Settings
 from ..errors import ConfigError, EngineStartFailed
-from .paths import FSYNC_POLICIES, EnginePaths
+from ..jsontypes import JSONObject
+from .paths import FSYNC_POLICIES, EnginePaths, EngineState
 from .resp import RespConnection, RespError, ping
 
 START_TIMEOUT_S = 120.0  # a big append-only file loads for a while; a dead start is noticed at once
@@ -50,7 +51,7 @@ class EngineStatus:
     log: str
     live: dict[str, str]  # from the server's INFO when it runs: aof status, memory, clients, uptime
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return dict(self.__dict__)
 
 
@@ -62,10 +63,10 @@ def engine_options(settings: Settings) -> tuple[float, str]:
     return float(settings.engine_idle_s), settings.engine_fsync
 
 
-def _read_state(paths: EnginePaths) -> dict[str, Any]:
+def _read_state(paths: EnginePaths) -> EngineState:
     try:
         data = json.loads(paths.state.read_text())
-        return data if isinstance(data, dict) else {}
+        return cast(EngineState, data) if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
 

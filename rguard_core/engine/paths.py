@@ -13,10 +13,34 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 # AF_UNIX paths are limited to 108 bytes (107 usable); a deep data dir gets its socket in a short temp dir.
 _SOCKET_MAX = 100
 FSYNC_POLICIES = ("always", "everysec")
+
+
+class EngineState(TypedDict, total=False):
+    """engine.json as the supervisor writes it (supervisor.py) and starters and ``engine status`` read it back.
+
+    Read from a file, so any key may be missing; readers go through ``.get`` and check what they rely on.
+    """
+
+    state: str  # starting | ready | stale | stopped
+    supervisor_pid: int
+    socket: str
+    pid: int
+    since: str
+    started_at: float
+    data_dir: str
+    aof_dir: str
+    appendonly: bool
+    appendfsync: str
+    idle_stop_s: float
+    log: str
+    migrated_from: str | None
+    exit_code: int | None
+    stopped_at: str
 
 
 @dataclass(frozen=True)

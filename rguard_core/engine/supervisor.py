@@ -18,9 +18,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
-from .paths import EnginePaths, server_binaries
+from .paths import EnginePaths, EngineState, server_binaries
 from .resp import RespConnection, RespError
 
 LOAD_TIMEOUT_S = 600.0  # loading a large append-only file takes a while; a dead server is noticed at once
@@ -83,7 +84,7 @@ def render_conf(paths: EnginePaths, fsync: str, appendonly: bool, module: Path) 
     return "\n".join(lines) + "\n"
 
 
-def _write_json(path: Path, data: dict[str, object]) -> None:
+def _write_json(path: Path, data: Mapping[str, object]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2))
     os.replace(tmp, path)
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     paths = EnginePaths.for_dir(Path(args.data_dir))
     me = os.getpid()
-    state: dict[str, object] = {"state": "starting", "supervisor_pid": me, "socket": str(paths.socket)}
+    state: EngineState = {"state": "starting", "supervisor_pid": me, "socket": str(paths.socket)}
     proc: subprocess.Popen[bytes] | None = None
 
     def on_term(signum: int, frame: object) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..db import Graph
+from ..jsontypes import JSONObject, Row
 from .graph_view import claim_status, decision_status, source_status
 
 _WORD = re.compile(r"[A-Za-z0-9_]{2,}")
@@ -43,7 +44,7 @@ class HistoryEntry:
     by: str | None
     reason: str | None
     at: str | None
-    result: dict[str, Any] = field(default_factory=dict)
+    result: JSONObject = field(default_factory=dict)  # the stored step report (memory.steps.StepPayload), decoded
     state: str = "applied"  # applied | reverted (undone by a later entry; kept, never erased)
     revision: int = 0
 
@@ -161,22 +162,22 @@ def _by_id(graph: Graph, node_id: str) -> Target | None:
     return _source(r)
 
 
-def _claim(r: dict[str, Any]) -> Target:
+def _claim(r: Row) -> Target:
     status = claim_status(r.get("status"), r.get("holds"))
     return Target(r["id"], "claim", r.get("text") or "", status, r.get("rev"), r.get("sid"))
 
 
-def _decision(r: dict[str, Any]) -> Target:
+def _decision(r: Row) -> Target:
     # the Decision graph's status (graph_view.decision_status), so both pages say the same of one decision
     status = decision_status(r.get("status"), r.get("holds"), r.get("label"), int(r.get("newer") or 0))
     return Target(r["id"], "decision", r.get("text") or "", status, r.get("rev"), r.get("sid"))
 
 
-def _source(r: dict[str, Any]) -> Target:
+def _source(r: Row) -> Target:
     return Target(r["id"], "source", r.get("text") or "", source_status(r.get("q")), r.get("rev"))
 
 
-def _json(raw: Any) -> dict[str, Any]:
+def _json(raw: Any) -> JSONObject:
     if not raw:
         return {}
     try:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
 
 from ..db import Graph, Store
 from ..errors import InvalidInput, UnknownRepository
+from ..jsontypes import Row
 from .graph_view import (
     _DECISION_STATUS_CYPHER,
     DECISION_STATUSES,
@@ -492,7 +492,7 @@ def overview_view(store: Store, repo: str, statuses: tuple[str, ...] = (), group
     if not rows:
         view.message = "No decision matches these filters." if statuses else "No decisions recorded yet."
         return view
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[Row]] = {}
     for r in rows:
         groups.setdefault(_main_dir(list(files.get(r["id"]) or []) + list(r["docs"] or [])), []).append(r)
     for d, members in sorted(groups.items()):

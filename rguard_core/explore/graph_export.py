@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..db import Store
 from ..errors import UnknownRepository
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject
 
 
-def export_graph(store: Store, repo: str) -> dict[str, Any]:
+def export_graph(store: Store, repo: str) -> JSONObject:
     """``{"nodes": [{id, labels, props}], "edges": [{src, dst, type, props}]}``; paged reads throughout."""
     graph = store.repo_graph(repo)
     if not graph.exists():

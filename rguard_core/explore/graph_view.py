@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Graph, Store
 from ..errors import InvalidInput
+from ..jsontypes import Params, Row
 from ..memory.model import LABEL_RANK
 
 DEFAULT_CAP = 150
@@ -197,7 +197,7 @@ def _filtered(f: ViewFilter) -> bool:
 
 def select_decisions(graph: Graph, flt: ViewFilter) -> tuple[int, list[str]]:
     """How many decisions match, and the ids of the newest ``flt.cap`` of them (newest first)."""
-    params: dict[str, Any] = {"limit": flt.cap}
+    params: Params = {"limit": flt.cap}
     if flt.file_path:
         # a decision reaches a file through the source it derives from (TOUCHES) or its action (CHANGES)
         q = (
@@ -363,7 +363,7 @@ class _Neighbourhood:
             grp.nodes[node.id] = node
             grp.edges.append(ViewEdge(node.id, target, word, title))
 
-    def _decision(self, r: dict[str, Any], derived: list[str]) -> None:
+    def _decision(self, r: Row, derived: list[str]) -> None:
         grp = self.groups[r["id"]]
         st = decision_status(r["status"], r["holds"], r["label"], int(r["newer"] or 0))
         summary = r["summary"] or r["quote"] or r["id"]
@@ -379,7 +379,7 @@ class _Neighbourhood:
         for sid in derived:
             self._add_source(grp, sid, r["id"], "SUPPORTS")
 
-    def _claims(self, claims: list[dict[str, Any]], sub: list[dict[str, Any]], repl: list[dict[str, Any]]) -> None:
+    def _claims(self, claims: list[Row], sub: list[Row], repl: list[Row]) -> None:
         owners: dict[str, set[str]] = {}
         for r in claims:
             owners.setdefault(r["id"], set()).add(r["target"])
@@ -390,7 +390,7 @@ class _Neighbourhood:
                     owners.setdefault(r["id"], set()).add(did)
                     self._claim(self.groups[did], r, word, r["target"])
 
-    def _claim(self, grp: _Group, r: dict[str, Any], word: str, target: str) -> None:
+    def _claim(self, grp: _Group, r: Row, word: str, target: str) -> None:
         st = claim_status(r["status"], r["holds"])
         text = r["statement"] or r["quote"] or r["id"]
         grp.nodes[r["id"]] = ViewNode(
@@ -404,7 +404,7 @@ class _Neighbourhood:
         grp.edges.append(ViewEdge(r["id"], target, word))
         self._add_source(grp, r["source_id"], r["id"], "SUPPORTS")
 
-    def _alternatives(self, rows: list[dict[str, Any]]) -> None:
+    def _alternatives(self, rows: list[Row]) -> None:
         # one REJECTED edge per (source, decision), carrying every alternative that source rejected
         texts: dict[tuple[str, str], list[str]] = {}
         for r in rows:
@@ -412,7 +412,7 @@ class _Neighbourhood:
         for (sid, did), lines in texts.items():
             self._add_source(self.groups[did], sid, did, "REJECTED", "\n".join(lines))
 
-    def _actions(self, rows: list[dict[str, Any]]) -> None:
+    def _actions(self, rows: list[Row]) -> None:
         for r in rows:
             st = action_status(r["status"])
             done = "executed" if r["executed"] else "not executed"
@@ -471,8 +471,8 @@ def correction_label(kind: str | None, by: str | None) -> str:
     return f"{head[0].upper()}{head[1:]} by {by or '?'}"
 
 
-def source_label(r: dict[str, Any]) -> str:
-    """A short name for a source: PR #12, Issue #3, Review on #12, the ADR's title, Correction by X."""
+def source_label(r: Row) -> str:
+    """A short name for a source (a row or a Source node's properties): PR #12, Issue #3, Review on #12, the ADR's title, Correction by X."""
     kind, sid = r.get("kind"), str(r.get("id") or "")
     if kind in ("pr", "issue") and r.get("number") is not None:
         return f"{'PR' if kind == 'pr' else 'Issue'} #{r['number']}"

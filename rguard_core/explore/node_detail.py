@@ -14,6 +14,7 @@ from ..db import Graph, Store
 from ..errors import InvalidInput, UnknownRepository
 from ..evidence import Span, is_verbatim
 from ..guard import experts
+from ..jsontypes import JSONObject, ParamsIn, Props, Row
 from ..memory.graphio import downstream, seeds_of_source
 from .graph_view import (
     action_status,
@@ -133,13 +134,13 @@ class NodeDetail:
     who_to_ask: list[Expert] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: JSONObject = field(default_factory=dict)  # a few stored values by name, shown as JSON on the page
 
     @property
     def can_blast(self) -> bool:
         return self.type in ("source", "claim")
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 
@@ -156,7 +157,7 @@ class BlastRadius:
     def ids(self) -> set[str]:
         return set(self.claims) | set(self.decisions) | set(self.actions)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 
@@ -167,7 +168,7 @@ def _graph(store: Store, repo: str) -> Graph:
     return graph
 
 
-def find_node(graph: Graph, node_id: str) -> tuple[str, dict[str, Any]]:
+def find_node(graph: Graph, node_id: str) -> tuple[str, Props]:
     """(type, properties) of a product-level node, or InvalidInput when there is none with that id."""
     rows = graph.read(_FIND, {"id": node_id}, name="detail.find") if node_id else []
     if not rows:
@@ -184,7 +185,7 @@ def node_detail(store: Store, repo: str, node_id: str) -> NodeDetail:
 
 
 # --- per type ---------------------------------------------------------------------------------------------------
-def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
+def _decision(g: Graph, p: Props) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     newer = _links(g, "(n:Decision {id: $id})<-[:SUPERSEDES]-(m:Decision)", prm, "SUPERSEDES", "superseded by")
@@ -217,7 +218,7 @@ def _decision(g: Graph, p: dict[str, Any]) -> NodeDetail:
     )
 
 
-def _claim(g: Graph, p: dict[str, Any]) -> NodeDetail:
+def _claim(g: Graph, p: Props) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     evidence = _quoted(g, p)
@@ -251,7 +252,7 @@ def _claim(g: Graph, p: dict[str, Any]) -> NodeDetail:
     )
 
 
-def _source(g: Graph, p: dict[str, Any]) -> NodeDetail:
+def _source(g: Graph, p: Props) -> NodeDetail:
     nid = p["id"]
     prm = {"id": nid}
     label = source_label(p)
@@ -300,7 +301,7 @@ def _source(g: Graph, p: dict[str, Any]) -> NodeDetail:
     )
 
 
-def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
+def _action(g: Graph, p: Props) -> NodeDetail:
     nid = p["id"]
     rests_on = _links(g, "(n:Action {id: $id})-[:IMPLEMENTS]->(m:Decision)", {"id": nid}, "IMPLEMENTS")
     rows = g.read(
@@ -325,7 +326,7 @@ def _action(g: Graph, p: dict[str, Any]) -> NodeDetail:
     )
 
 
-def _correction(g: Graph, p: dict[str, Any]) -> NodeDetail:
+def _correction(g: Graph, p: Props) -> NodeDetail:
     nid = p["id"]
     rests_on: list[Link] = []
     evidence = None
@@ -364,13 +365,13 @@ def _correction(g: Graph, p: dict[str, Any]) -> NodeDetail:
 
 
 # --- shared walks ------------------------------------------------------------------------------------------------
-def _links(g: Graph, pattern: str, params: dict[str, Any], relation: str, note: str = "") -> list[Link]:
+def _links(g: Graph, pattern: str, params: ParamsIn, relation: str, note: str = "") -> list[Link]:
     # pattern is a literal from this module binding the neighbour as ``m``; values only come in as parameters
     rows = g.read(f"MATCH {pattern} RETURN DISTINCT {_SHOW} ORDER BY id", params, name=f"detail.{relation.lower()}")
     return [_link(r, relation, note) for r in rows]
 
 
-def _link(r: dict[str, Any], relation: str, note: str) -> Link:
+def _link(r: Row, relation: str, note: str) -> Link:
     labels = set(r["labels"] or [])
     if "Decision" in labels:
         return Link(
@@ -417,7 +418,7 @@ def _about(g: Graph, label: str, nid: str) -> list[Link]:
     )
 
 
-def _quoted(g: Graph, p: dict[str, Any]) -> SourceText | None:
+def _quoted(g: Graph, p: Props) -> SourceText | None:
     sid = p.get("source_id")
     if not sid:
         return None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Store
+from ..jsontypes import JSONObject
 
 COUNTED = (
     "PR",
@@ -33,7 +33,7 @@ class RepoOverview:
     ingest_state: str | None = None
     ingested_at: str | None = None
     ingest_source: str | None = None
-    coverage: dict[str, Any] = field(default_factory=dict)
+    coverage: JSONObject = field(default_factory=dict)  # the last ingest's coverage report, as stored
 
 
 def repo_overview(store: Store, repo: str) -> RepoOverview:

@@ -32,6 +32,7 @@ from ..evidence import Span, is_verbatim
 from ..graph_state import require_complete
 from ..ingest.extract.sentences import Sentence, sentences
 from ..ingest.extract.statements import is_statement
+from ..jsontypes import JSONObject
 from ..llm import LLMClient
 from ..schema import ensure_source_fulltext
 from .graph_view import claim_status, decision_status, source_label
@@ -146,7 +147,7 @@ class WhyAnswer:
     rejected_citations: list[str] = field(default_factory=list)
     allowed: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         out = asdict(self)
         for d in out["decisions"]:  # the sources' full texts stay out of the JSON answer
             for r in [d["receipt"], *d["because"], *([d["context"]] if d["context"] else [])]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..db import Graph
+from ..jsontypes import JSONObject, Row
 from .model import DecisionInfo
 
 MAX_PATCH_CHARS = 60_000  # one stored patch; longer ones are cut at a hunk boundary
@@ -89,7 +88,7 @@ def attach_patches(
             info.patches.setdefault(r["previous_path"], patch)
 
 
-def _info(r: dict[str, Any]) -> DecisionInfo:
+def _info(r: Row) -> DecisionInfo:
     kind = r.get("kind") or "pr"
     return DecisionInfo(
         id=r["id"],
@@ -107,8 +106,9 @@ def _info(r: dict[str, Any]) -> DecisionInfo:
     )
 
 
-def source_ref(info: DecisionInfo) -> dict[str, Any]:
-    """The contract's ``source`` object: kind pr|issue|doc|commit|correction, number, path."""
+def source_ref(info: DecisionInfo) -> JSONObject:
+    """The contract's ``source`` object (JSON, as a finding prints it): kind pr|issue|doc|commit|correction, number,
+    path."""
     kind = {"human_correction": "correction"}.get(info.source_kind, info.source_kind)
     if kind not in ("pr", "issue", "doc", "commit", "correction"):
         kind = "correction" if info.source_id.startswith("src:hc:") else "pr"

@@ -32,9 +32,9 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Graph
+from ..jsontypes import JSONObject, Row
 
 MAX_EXPERTS = 3
 BETWEENNESS_SEED = 42  # a fixed seed: the same graph gives the same experts
@@ -88,13 +88,13 @@ COMMENTERS_Q = (
 class People:
     """Everything the ranking needs, read once per guard run."""
 
-    editors: list[dict[str, Any]] = field(default_factory=list)
+    editors: list[Row] = field(default_factory=list)
     pagerank: dict[str, float] = field(default_factory=dict)
     betweenness: dict[str, float] = field(default_factory=dict)
     latest: str | None = None
 
 
-def editors(graph: Graph, paths: list[str], name: str = "experts.editors") -> list[dict[str, Any]]:
+def editors(graph: Graph, paths: list[str], name: str = "experts.editors") -> list[Row]:
     """Each file's top human editors by edit count."""
     return graph.read(EDITORS_Q, {"paths": paths, "top": MAX_EDITORS_PER_FILE}, name=name)
 
@@ -181,7 +181,7 @@ class Expert:
     edits: int = 0
     last_active: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         """The guard's and who-knows' JSON shape."""
         return {"login": self.login, "score": self.score}
 
@@ -217,7 +217,7 @@ def ranked(people: People, files: list[str], voices: list[str], inactive_days: i
 
 def rank(
     people: People, files: list[str], decision_authors: list[str], inactive_days: int
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[JSONObject], int]:
     """``ranked`` in the guard's JSON shape (``decision_authors``: the decision's voices, ``authors``)."""
     who, bus = ranked(people, files, decision_authors, inactive_days)
     return [e.as_dict() for e in who], bus

@@ -13,11 +13,11 @@ full recompute, and can be undone (``memory revert CORRECTION_ID``) as a new aud
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..db import Store
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject
 from ..memory.reviews import REVIEW_KINDS, ReviewResult, record_review
 from .learned import FeedbackEntry, entries
 from .run import run_guard
@@ -73,7 +73,7 @@ def record_feedback(
     *,
     lines_key: str | None = None,
     diff: str | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """give_feedback as the CLI's JSON document (correction id, decision status, new decision…)."""
     res = give_feedback(store, repo, decision_id, kind, by, reason, lines_key=lines_key, diff=diff)
     return {"repo": repo, **res.as_dict()}

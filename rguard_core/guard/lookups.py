@@ -11,11 +11,11 @@ the JSON contract both print.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from ..db import Graph, Store, validate_repo
 from ..errors import InvalidInput, UnknownRepository
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject
 from . import experts, premises
 
 MAX_FILES = 200
@@ -33,7 +33,7 @@ RETURN d.id AS id, d.summary AS summary, coalesce(d.status, 'active') AS status
 class FileExperts:
     path: str
     known: bool  # the graph has seen this file
-    experts: list[dict[str, Any]] = field(default_factory=list)
+    experts: list[JSONObject] = field(default_factory=list)  # experts.rank's JSON shape: login, score
     bus_factor: int = 0
 
 
@@ -41,11 +41,11 @@ class FileExperts:
 class WhoKnows:
     repo: str
     files: list[str]
-    experts: list[dict[str, Any]]  # for all the files together
+    experts: list[JSONObject]  # for all the files together, in experts.rank's JSON shape
     bus_factor: int
     per_file: list[FileExperts]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 
@@ -64,7 +64,7 @@ class PremiseCheck:
     decisions: list[DecisionPremises]
     unknown: list[str]  # ids the graph has no decision for
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return asdict(self)
 
 

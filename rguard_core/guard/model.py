@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from ..jsontypes import JSONObject
 
 Label = Literal["contradicts", "related", "unrelated"]
 Verdict = Literal["warn", "note", "pass"]
@@ -101,14 +103,14 @@ class Finding:
     summary: str
     quote: str
     source_url: str
-    source: dict[str, Any]
+    source: JSONObject
     label: Label
     score: float
     hops: list[str]
     path: list[str]
     premises: list[dict[str, str]] = field(default_factory=list)
     alternatives: list[dict[str, str]] = field(default_factory=list)
-    experts: list[dict[str, Any]] = field(default_factory=list)
+    experts: list[JSONObject] = field(default_factory=list)
     bus_factor: int = 0
     learned: list[str] = field(default_factory=list)
     reason: str = ""  # the judge's reason; shown by the CLI and page, not part of the JSON contract
@@ -116,7 +118,7 @@ class Finding:
     lines_key: str = ""  # the diff's changed lines this finding rests on (what a dismissal is about)
     dismissed: Dismissal | None = None  # set when a reviewer's "wrong" still holds for these lines
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "decision_id": self.decision_id,
             "summary": self.summary,
@@ -148,7 +150,7 @@ class Dismissal:
     at: str
     revision: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"correction": self.correction, "by": self.by, "reason": self.reason, "at": self.at}
 
 
@@ -159,14 +161,14 @@ class GuardReport:
     repo: str
     verdict: Verdict
     findings: list[Finding]
-    cypher: list[dict[str, Any]]
+    cypher: list[JSONObject]
     timings_ms: dict[str, float]
     notes: list[str] = field(default_factory=list)  # bounded-work and input notes (stderr in the CLI)
     dismissed: list[Finding] = field(default_factory=list)  # findings a reviewer dismissed for these lines
     skipped_files: list[str] = field(default_factory=list)  # not checked (diff limits): the verdict is not a pass
     # for the review view (ui/guard_review.py), not the JSON contract: each statement's parameter values, and the
     # candidates the judge looked at and cleared (decision_id, summary, why)
-    cypher_params: list[dict[str, Any]] = field(default_factory=list)
+    cypher_params: list[JSONObject] = field(default_factory=list)
     cleared: list[dict[str, str]] = field(default_factory=list)
 
     @property
@@ -174,7 +176,7 @@ class GuardReport:
         """What ``--fail-on-warn`` gates (CLI, pre-commit, Action) fail on: a warning, or a file left unchecked."""
         return self.verdict == "warn" or bool(self.skipped_files)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "repo": self.repo,
             "verdict": self.verdict,

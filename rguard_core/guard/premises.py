@@ -19,11 +19,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..db import Graph
-
-Row = dict[str, Any]
+from ..jsontypes import Row
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evidence import RejectedQuote, Span, anchor
-from ..jsontypes import JSONObject
+from ..jsontypes import JSONObject, Props
 from .adr import parse_adr
 from .extract.base import Candidate, Extractor, Proposal, SourceDoc
 from .links import parse_links
@@ -69,12 +69,9 @@ class Known:
     reverts: RevertIndex = field(default_factory=RevertIndex)
 
 
-# a node's or an edge's properties as they are written to FalkorDB (no nulls; writer._props drops nested maps)
-type Props = dict[str, Any]
-
-
 @dataclass
 class GraphBatch:
+    # each Props: a node's or an edge's properties as they are written (no nulls; writer._props drops nested maps)
     nodes: dict[tuple[str, ...], dict[str, Props]] = field(default_factory=lambda: defaultdict(dict))
     edges: dict[tuple[str, str, str], dict[tuple[str, str], Props]] = field(default_factory=lambda: defaultdict(dict))
     # incremental ingest: derived data written as increments, not absolute values (see writer.write_increments)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..db import Graph
-from .build import GraphBatch, Props
+from ..jsontypes import Props
+from .build import GraphBatch
 
 BATCH = 2000
 _ON_CREATE = {

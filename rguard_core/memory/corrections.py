@@ -20,11 +20,11 @@ import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput, StaleCorrectionPreview
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject, Row
 from . import writes
 from .engine import StepOutcome, step_outcome
 from .graphio import read_region
@@ -80,7 +80,7 @@ class CorrectionPreview:
     report: StepReport = field(default_factory=StepReport)
     fingerprint: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         r = self.report
         return {
             "claim": self.claim,
@@ -110,7 +110,7 @@ class CorrectionResult:
     report: StepReport = field(default_factory=StepReport)
     recheck_changed: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "status": self.status,
             "correction": self.correction,
@@ -239,7 +239,7 @@ def _validate(new_statement: str, by: str) -> tuple[str, str]:
     return text, who
 
 
-def _claim_row(graph: Graph, claim_id: str) -> dict[str, Any]:
+def _claim_row(graph: Graph, claim_id: str) -> Row:
     rows = graph.read(
         "MATCH (c:Claim {id: $id}) RETURN c.statement AS statement, coalesce(c.rev, 0) AS rev, "
         "coalesce(c.status, 'active') AS status, c.superseded_by AS superseded_by",

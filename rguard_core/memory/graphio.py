@@ -11,6 +11,7 @@ from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError
+from ..jsontypes import Row
 from .model import ActionState, ClaimState, DecisionState, JustState, SupportGraph
 
 STATE_ID = "memory"
@@ -92,7 +93,7 @@ def read_region(graph: Graph, seeds: list[str]) -> SupportGraph:
     return sg
 
 
-def _claim_rows(graph: Graph, ids: list[str]) -> list[dict[str, Any]]:
+def _claim_rows(graph: Graph, ids: list[str]) -> list[Row]:
     if not ids:
         return []
     return graph.read_each(
@@ -104,7 +105,7 @@ def _claim_rows(graph: Graph, ids: list[str]) -> list[dict[str, Any]]:
     )
 
 
-def _add_claim(sg: SupportGraph, row: dict[str, Any]) -> None:
+def _add_claim(sg: SupportGraph, row: Row) -> None:
     sg.claims[row["id"]] = ClaimState(
         row["id"], row["source_id"], bool(row["obs"]), row["status"] == "superseded", row["holds"], int(row["rev"])
     )
@@ -112,7 +113,7 @@ def _add_claim(sg: SupportGraph, row: dict[str, Any]) -> None:
         sg.quarantined.add(row["source_id"])
 
 
-def _decision_rows(graph: Graph, ids: list[str]) -> list[dict[str, Any]]:
+def _decision_rows(graph: Graph, ids: list[str]) -> list[Row]:
     if not ids:
         return []
     return graph.read_each(
@@ -123,7 +124,7 @@ def _decision_rows(graph: Graph, ids: list[str]) -> list[dict[str, Any]]:
     )
 
 
-def _decision(row: dict[str, Any]) -> DecisionState:
+def _decision(row: Row) -> DecisionState:
     return DecisionState(row["id"], row["holds"], row["label"], int(row["rev"]))
 
 
@@ -224,7 +225,7 @@ def read_all(graph: Graph) -> SupportGraph:
     return sg
 
 
-def _pages(graph: Graph, label: str, tail: str, what: str) -> Iterator[dict[str, Any]]:
+def _pages(graph: Graph, label: str, tail: str, what: str) -> Iterator[Row]:
     """Every node of ``label``, one window of internal node ids at a time; ``tail`` (literal Cypher) reads ``n``.
 
     An id window is a direct label-and-id scan: no sort, no SKIP, so each page costs only its own rows.

@@ -12,11 +12,11 @@ import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..db import Graph
 from ..errors import InvalidInput, StaleCorrectionPreview
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject, Row
 from . import writes
 from .engine import StepOutcome, observation_holds, step_outcome
 from .graphio import read_region, seeds_of_source
@@ -45,7 +45,7 @@ class IncidentResult:
     already_quarantined: bool
     report: StepReport = field(default_factory=StepReport)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "incident": self.incident,
             "source": self.source,
@@ -133,7 +133,7 @@ def quarantine_source(
     return optimistic(graph, attempt, f"quarantine of {source_id}")
 
 
-def _source_row(graph: Graph, source_id: str) -> dict[str, Any]:
+def _source_row(graph: Graph, source_id: str) -> Row:
     rows = graph.read(
         "MATCH (s:Source {id: $sid}) RETURN coalesce(s.quarantined, false) AS q, coalesce(s.rev, 0) AS rev, "
         "coalesce(s.title, left(s.text, 120)) AS title",

@@ -12,10 +12,10 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..db import Graph, Store
 from ..errors import ScenarioError
+from ..jsontypes import JSONObject, Params, Props
 from ..schema import ensure_schema
 from .engine import action_status, least_fixed_point
 from .graphio import STATE_ID, read_revision
@@ -45,6 +45,8 @@ _PARTS = (
     ("concludes_decisions", "MATCH (j:Justification {id: x.j}), (t:Decision {id: x.t}) CREATE (j)-[:JUSTIFIES]->(t)"),
     ("actions", "MATCH (d:Decision {id: x.decision}) CREATE (a:Action)-[:IMPLEMENTS]->(d) SET a = x.props"),
 )
+# Each part's rows, by parameter name: node property maps (``SET n = x``) or the ids an edge joins.
+Parts = dict[str, list[Props]]
 # Above this many rows one query could outlast the embedded client's 5 s socket timeout: write in batches.
 SINGLE_QUERY_ROWS = 40_000
 BATCH = 5_000
@@ -66,7 +68,7 @@ class LoadResult:
     counts: dict[str, int]
     holding: dict[str, int]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "workspace": self.workspace,
             "graph": self.graph,
@@ -78,7 +80,7 @@ class LoadResult:
 
 
 def load_scenario(
-    store: Store, scenario: Scenario | dict[str, Any] | str | Path, workspace: str | None = None
+    store: Store, scenario: Scenario | JSONObject | str | Path, workspace: str | None = None
 ) -> LoadResult:
     """Validate a scenario (object, decoded JSON or file path) and write it as its workspace's whole graph."""
     if isinstance(scenario, (str, Path)):
@@ -91,23 +93,23 @@ def load_scenario(
     graph = store.workspace_graph(ws)  # validates the name before anything is written
     sg = support_graph_of(scenario)
     after = least_fixed_point(sg, set())
-    params = _params(scenario, sg, after.nodes, after.justs)
-    params.update(
-        state_id=STATE_ID,
-        epoch=uuid.uuid4().hex,
-        workspace=ws,
-        now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-    )
+    parts = _params(scenario, sg, after.nodes, after.justs)
+    meta: Params = {
+        "state_id": STATE_ID,
+        "epoch": uuid.uuid4().hex,
+        "workspace": ws,
+        "now": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
     ensure_schema(graph, workspace=True)
     before = graph.read("MATCH (n) WHERE NOT n:MemoryState RETURN count(n) AS n", name="memory.load.before")
-    if sum(len(params[p]) for p, _ in _PARTS) <= SINGLE_QUERY_ROWS:
+    if sum(len(parts[p]) for p, _ in _PARTS) <= SINGLE_QUERY_ROWS:
         head = _REPLACE_HEAD if read_revision(graph, allow_loading=True) is not None else _NEW_HEAD
-        rows = graph.query(head + _single_query(), {**params, "state": "ready"}, name="memory.load")
+        rows = graph.query(head + _single_query(), {**parts, **meta, "state": "ready"}, name="memory.load")
         if not rows:
             raise ScenarioError(f"workspace {ws!r} changed while loading; nothing was written, load again")
         revision = int(rows[0]["rev"])
     else:
-        revision = _load_in_batches(graph, params)
+        revision = _load_in_batches(graph, parts, meta)
     counts = {
         k: len(v)
         for k, v in (
@@ -125,7 +127,7 @@ def load_scenario(
     return LoadResult(ws, graph.name, revision, int(before[0]["n"]) if before else 0, counts, holding)
 
 
-def _load_in_batches(graph: Graph, params: dict[str, Any]) -> int:
+def _load_in_batches(graph: Graph, parts: Parts, meta: Params) -> int:
     """A scenario too big for one query: validated already, written in batches under a ``loading`` state.
 
     Every memory command refuses a workspace whose state is ``loading`` (a load in progress, or one that was
@@ -135,10 +137,9 @@ def _load_in_batches(graph: Graph, params: dict[str, Any]) -> int:
     revision = 0 if old is None else old + 1
     graph.delete()  # far faster than deleting node by node; the schema is rebuilt below
     ensure_schema(graph, workspace=True)
-    meta = {k: params[k] for k in ("state_id", "epoch", "workspace", "now")}
     graph.query("WITH $rev AS rev" + _RESET, {**meta, "rev": revision, "state": "loading"}, name="memory.load.reset")
     for param, clause in _PARTS:
-        rows = params[param]
+        rows = parts[param]
         for i in range(0, len(rows), BATCH):
             graph.query(f"UNWIND $rows AS x {clause}", {"rows": rows[i : i + BATCH]}, name=f"memory.load.{param}")
     graph.query("MATCH (m:MemoryState {id: $id}) SET m.state = 'ready'", {"id": STATE_ID}, name="memory.load.ready")
@@ -161,11 +162,12 @@ def support_graph_of(sc: Scenario) -> SupportGraph:
     return sg
 
 
-def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: dict[str, bool]) -> dict[str, Any]:
-    fragments: dict[str, dict[str, Any]] = {}
-    claims, evidence = [], []
+def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: dict[str, bool]) -> Parts:
+    fragments: dict[str, Props] = {}
+    claims: list[Props] = []
+    evidence: list[Props] = []
     for c in sc.claims:
-        props: dict[str, Any] = {
+        props: Props = {
             "id": c.id,
             "statement": c.statement,
             "rev": 0,
@@ -226,7 +228,7 @@ def _params(sc: Scenario, sg: SupportGraph, holds: dict[str, bool], just_holds: 
     }
 
 
-def _clean(d: dict[str, Any]) -> dict[str, Any]:
+def _clean(d: Props) -> Props:
     return {k: v for k, v in d.items() if v is not None}
 
 

@@ -13,10 +13,10 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError
+from ..jsontypes import JSONObject
 from . import writes
 from .engine import action_status, least_fixed_point
 from .graphio import NeedsFullRecompute, read_all, read_region, read_revision
@@ -30,7 +30,7 @@ class RecomputeResult:
     changed: int
     region: dict[str, int]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"revision": self.revision, "changed": self.changed, "region": self.region}
 
 

@@ -4,23 +4,38 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..db import Graph
 from ..errors import InvalidInput
+from ..jsontypes import JSONObject
 from .graphio import read_revision
 from .recompute import recompute
 
 _WORD = re.compile(r"[^\W_]+|_", re.UNICODE)
 
 
+class RetrieveHit(TypedDict):
+    """One claim or decision that holds and matched, as ``memory retrieve --json`` prints it."""
+
+    kind: str  # claim | decision
+    id: str
+    statement: NotRequired[str | None]  # claim
+    quote: NotRequired[str | None]  # claim
+    source: NotRequired[str | None]  # claim
+    summary: NotRequired[str | None]  # decision
+    label: NotRequired[str | None]  # decision
+    score: float | None
+    matched: NotRequired[int]  # query words the visible text contains (set while ranking)
+
+
 @dataclass
 class RetrieveResult:
     query: str
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[RetrieveHit] = field(default_factory=list)
     withheld: int = 0  # matches that do not hold: counted, never shown
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {"query": self.query, "results": self.results, "withheld": self.withheld}
 
 
@@ -52,7 +67,7 @@ def retrieve(graph: Graph, query: str, limit: int = 10) -> RetrieveResult:
         name="memory.retrieve.decisions",
     )
     out = RetrieveResult(query)
-    hits: list[dict[str, Any]] = []
+    hits: list[RetrieveHit] = []
     for r in claims:
         if r["holds"] is True:
             hits.append(
@@ -76,10 +91,9 @@ def retrieve(graph: Graph, query: str, limit: int = 10) -> RetrieveResult:
             out.withheld += 1
     wanted = {t.lower() for t in terms}
     for h in hits:  # rank by how many query words the visible text contains, then by the index's TF-IDF
-        words = {
-            w.lower() for w in _WORD.findall(" ".join(str(h.get(k) or "") for k in ("statement", "quote", "summary")))
-        }
+        visible = (h.get("statement"), h.get("quote"), h.get("summary"))
+        words = {w.lower() for w in _WORD.findall(" ".join(str(v or "") for v in visible))}
         h["matched"] = len(wanted & words)
-    hits.sort(key=lambda h: (-h["matched"], -float(h["score"] or 0), h["id"]))
+    hits.sort(key=lambda h: (-h.get("matched", 0), -float(h["score"] or 0), h["id"]))
     out.results = hits[:limit]
     return out

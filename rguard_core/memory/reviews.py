@@ -29,6 +29,7 @@ from typing import Any
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput
 from ..evidence import Span, anchor
+from ..jsontypes import JSONObject, Params, Row
 from . import writes
 from .recompute import optimistic
 
@@ -75,10 +76,10 @@ class ReviewResult:
     new_decision: str | None = None
     lines_key: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         # "status" is the decision's status after the feedback (the CLI's contract); "recorded" says whether
         # this call wrote it or found the reviewer's earlier one
-        out: dict[str, Any] = {
+        out: JSONObject = {
             "kind": self.kind,
             "correction": self.correction,
             "decision_id": self.decision,
@@ -120,12 +121,12 @@ def record_review(
 
     def attempt(revision: int) -> ReviewResult | None:
         d = _decision(graph, decision_id)
-        if kind == "override" and d["status"] == "superseded":
+        if kind == "override" and d.status == "superseded":
             raise ConflictError(
                 f"{decision_id} is already superseded; run the guard again and give feedback on the decision it shows"
             )
         if kind in ("ack", "wrong"):
-            prior = _prior(graph, decision_id, kind, by, lines_key, d["key"])
+            prior = _prior(graph, decision_id, kind, by, lines_key, d.key)
             if prior is not None:
                 return ReviewResult(
                     "already",
@@ -135,24 +136,28 @@ def record_review(
                     by,
                     prior["reason"] or "",
                     prior["at"] or "",
-                    d["status"],
+                    d.status,
                     lines_key=lines_key,
                 )
-        params: dict[str, Any] = {
+        lines = lines_key if kind == "wrong" else None
+        params: Params = {
             "decision": decision_id,
-            "drev": d["rev"],
+            "drev": d.rev,
             "cid": cid,
             "kind": kind,
             "by": by,
             "reason": reason,
             "at": at,
-            "lines_key": lines_key if kind == "wrong" else None,
-            "decision_key": d["key"] if kind == "wrong" else None,
+            "lines_key": lines,
+            "decision_key": d.key if kind == "wrong" else None,
             "new_id": None,
         }
         write = _CORRECTION
+        new_id: str | None = None
         if kind == "override":
-            params.update(_override_params(by, reason, at))
+            override = _override_params(by, reason, at)
+            new_id = override.new_id
+            params.update(override.params)
             write = _OVERRIDE + _CORRECTION
         new = writes.cas_write(
             graph,
@@ -164,15 +169,30 @@ def record_review(
         )
         if new is None:
             return None
-        status = "superseded" if kind == "override" else d["status"]
-        return ReviewResult(
-            "recorded", kind, cid, decision_id, by, reason, at, status, params["new_id"], params["lines_key"]
-        )
+        status = "superseded" if kind == "override" else d.status
+        return ReviewResult("recorded", kind, cid, decision_id, by, reason, at, status, new_id, lines)
 
     return optimistic(graph, attempt, f"{kind} on {decision_id}")
 
 
-def _decision(graph: Graph, decision_id: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _DecisionRef:
+    """The decision feedback is about, as read before the write: status, revision and what it says (its key)."""
+
+    status: str
+    rev: int
+    key: str
+
+
+@dataclass(frozen=True)
+class _Override:
+    """The parameters of an override's new source, claim and decision, and the new decision's id."""
+
+    new_id: str
+    params: Params
+
+
+def _decision(graph: Graph, decision_id: str) -> _DecisionRef:
     rows = graph.read(
         "MATCH (d:Decision {id: $id}) RETURN coalesce(d.status, 'active') AS status, "
         "coalesce(d.rev, 0) AS rev, d.summary AS summary, d.quote AS quote",
@@ -182,12 +202,10 @@ def _decision(graph: Graph, decision_id: str) -> dict[str, Any]:
     if not rows:
         raise InvalidInput(f"{graph.name} has no decision {decision_id!r}; use a decision id from a guard finding")
     r = rows[0]
-    return {"status": r["status"], "rev": int(r["rev"]), "key": decision_key(r["summary"], r["quote"])}
+    return _DecisionRef(str(r["status"]), int(r["rev"]), decision_key(r["summary"], r["quote"]))
 
 
-def _prior(
-    graph: Graph, decision_id: str, kind: str, by: str, lines_key: str | None, dkey: str
-) -> dict[str, Any] | None:
+def _prior(graph: Graph, decision_id: str, kind: str, by: str, lines_key: str | None, dkey: str) -> Row | None:
     rows = graph.read(
         "MATCH (c:Correction {kind: $kind, by: $by})-[:ABOUT]->(:Decision {id: $id}) "
         "WHERE coalesce(c.state, 'applied') = 'applied' "
@@ -202,23 +220,27 @@ def _prior(
     return None
 
 
-def _override_params(by: str, text: str, at: str) -> dict[str, Any]:
+def _override_params(by: str, text: str, at: str) -> _Override:
     sid = f"src:hc:{uuid.uuid4().hex}"
     span = anchor(sid, text, text.strip())
     if not isinstance(span, Span):
         raise InvalidInput(f"the override text cannot be used as a quote ({span.reason})")
     frag = f"{sid}:{span.start}:{span.end}"
-    return {
-        "sid": sid,
-        "text": text,
-        "person": f"person:{by}",
-        "fid": f"frag:{frag}",
-        "start": span.start,
-        "end": span.end,
-        "quote": span.text,
-        "summary": " ".join(span.text.split())[:200],
-        "new_id": f"decision:{sid}",
-        "claim_id": f"claim:{frag}",
-        "just_id": f"just:decision:{sid}",
-        "title": f"Override by {by}",
-    }
+    new_id = f"decision:{sid}"
+    return _Override(
+        new_id,
+        {
+            "sid": sid,
+            "text": text,
+            "person": f"person:{by}",
+            "fid": f"frag:{frag}",
+            "start": span.start,
+            "end": span.end,
+            "quote": span.text,
+            "summary": " ".join(span.text.split())[:200],
+            "new_id": new_id,
+            "claim_id": f"claim:{frag}",
+            "just_id": f"just:decision:{sid}",
+            "title": f"Override by {by}",
+        },
+    )

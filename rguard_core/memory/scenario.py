@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..evidence import RejectedQuote, Span, anchor
+from ..jsontypes import JSONObject
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def parse_scenario(raw: Any) -> Scenario:
     return scenario
 
 
-def _all_explicit_ids(raw: dict[str, Any]) -> set[str]:
+def _all_explicit_ids(raw: JSONObject) -> set[str]:
     out: set[str] = set()
     for key in ("sources", "claims", "justifications", "decisions", "actions"):
         items = raw.get(key)
@@ -126,20 +127,20 @@ class _IdRegistry:
         return raw_id
 
 
-def _list(raw: dict[str, Any], key: str) -> list[Any]:
+def _list(raw: JSONObject, key: str) -> list[Any]:
     value = raw.get(key, [])
     if not isinstance(value, list):
         raise ScenarioError(f"'{key}' must be a list")
     return value
 
 
-def _obj(x: Any, where: str) -> dict[str, Any]:
+def _obj(x: Any, where: str) -> JSONObject:
     if not isinstance(x, dict):
         raise ScenarioError(f"{where} must be an object")
     return x
 
 
-def _text(x: dict[str, Any], key: str, where: str, required: bool = True, default: str = "") -> str:
+def _text(x: JSONObject, key: str, where: str, required: bool = True, default: str = "") -> str:
     value = x.get(key)
     if value is None:
         if required:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from ..db import Graph
 from .engine import least_fixed_point
@@ -11,7 +11,29 @@ from .recompute import recompute
 from .sources import independent_sources
 
 
-def status(graph: Graph) -> dict[str, Any]:
+class ClaimStanding(TypedDict):
+    holds: bool
+    sources: int  # independent sources the claim still rests on
+
+
+class DecisionStanding(TypedDict):
+    holds: bool
+    label: str | None
+
+
+class ActionStanding(TypedDict):
+    status: str
+
+
+class MemoryStatus(TypedDict):
+    """What ``memory status --json`` prints: every node by id, as stored."""
+
+    claims: dict[str, ClaimStanding]
+    decisions: dict[str, DecisionStanding]
+    actions: dict[str, ActionStanding]
+
+
+def status(graph: Graph) -> MemoryStatus:
     """Every claim (holds, independent sources), decision (holds, label) and action (status), as stored."""
     if read_revision(graph) is None and graph.exists():
         recompute(graph)

@@ -3,10 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
+from ..jsontypes import JSONObject
 from .engine import StepOutcome
 from .model import SupportGraph
+
+
+class NodeLists(TypedDict):
+    claims: list[str]
+    decisions: list[str]
+
+
+class StepPayload(TypedDict):
+    """A step report as JSON: stored on its Incident or Correction (``result``) and spread into CLI/MCP output."""
+
+    fell: NodeLists
+    kept: list[str]
+    labelled: dict[str, str]
+    held: list[str]
+    compensate: list[str]
+    actions: dict[str, str]
+    region: dict[str, int]
+    revision: int | None
+    restored: NodeLists
+    previous_labels: dict[str, str | None]
 
 
 @dataclass
@@ -46,7 +67,7 @@ class StepReport:
     def compensate(self) -> list[str]:
         return sorted(a for a, s in self.actions.items() if s == "compensate")
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> StepPayload:
         return {
             "fell": {"claims": self.fell_claims, "decisions": self.fell_decisions},
             "kept": self.kept_decisions,
@@ -74,7 +95,8 @@ class StepReport:
         )
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> StepReport:
+    def from_dict(cls, d: JSONObject) -> StepReport:
+        """Read back a stored ``result`` (decoded JSON; older entries may lack keys)."""
         return cls(
             fell_claims=list(d.get("fell", {}).get("claims", [])),
             fell_decisions=list(d.get("fell", {}).get("decisions", [])),

@@ -25,11 +25,11 @@ import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput, StaleCorrectionPreview
 from ..graph_state import require_complete
+from ..jsontypes import JSONObject
 from . import writes
 from .engine import Holds, action_status, least_fixed_point
 from .graphio import read_region, seeds_of_source
@@ -113,7 +113,7 @@ class UndoResult:
     about: str
     report: StepReport
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONObject:
         return {
             "status": self.status,
             "undo": self.undo,

@@ -15,12 +15,39 @@ starts with ``MATCH (m:MemoryState ...) WHERE m.rev = $revision``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from ..db import Graph
+from ..jsontypes import Params, ParamsIn
 from .engine import Holds
 from .graphio import STATE_ID
 from .model import SupportGraph
+
+
+class ClaimSet(TypedDict):
+    """One claim's new support, sent as a Cypher parameter row (``rev`` is the revision it was read at)."""
+
+    id: str
+    rev: int
+    holds: bool
+
+
+class JustSet(TypedDict):
+    id: str
+    holds: bool
+
+
+class DecisionSet(TypedDict):
+    id: str
+    rev: int
+    holds: bool
+    label: str | None
+
+
+class ActionSet(TypedDict):
+    id: str
+    rev: int
+    status: str
 
 
 @dataclass
@@ -28,13 +55,18 @@ class WritePlan:
     """Changes to store, each with the revision it was read at (the compare part of compare-and-set)."""
 
     revision: int
-    claims: list[dict[str, Any]] = field(default_factory=list)  # {id, rev, holds}
-    justs: list[dict[str, Any]] = field(default_factory=list)  # {id, holds}
-    decisions: list[dict[str, Any]] = field(default_factory=list)  # {id, rev, holds, label}
-    actions: list[dict[str, Any]] = field(default_factory=list)  # {id, rev, status}
+    claims: list[ClaimSet] = field(default_factory=list)
+    justs: list[JustSet] = field(default_factory=list)
+    decisions: list[DecisionSet] = field(default_factory=list)
+    actions: list[ActionSet] = field(default_factory=list)
 
     def changed_ids(self) -> set[str]:
-        return {x["id"] for part in (self.claims, self.justs, self.decisions, self.actions) for x in part}
+        return (
+            {x["id"] for x in self.claims}
+            | {x["id"] for x in self.justs}
+            | {x["id"] for x in self.decisions}
+            | {x["id"] for x in self.actions}
+        )
 
 
 def plan_changes(
@@ -110,7 +142,7 @@ def cas_write(
     *,
     check: str = "",
     write: str = "",
-    params: dict[str, Any] | None = None,
+    params: ParamsIn | None = None,
     name: str = "memory.write",
 ) -> int | None:
     """Apply ``plan`` (plus the step's own ``check``/``write`` clauses) atomically; the new revision, or None on conflict.
@@ -131,7 +163,7 @@ def cas_write(
         # FalkorDB wants a WITH between an updating clause and a CALL subquery
         q += f"WITH m CALL {{ WITH m UNWIND ${param} AS u MATCH (n:{label} {{id: u.id}}) SET {assignment} }}\n"
     q += "SET m.rev = m.rev + 1\nRETURN m.rev AS rev"
-    p = {
+    p: Params = {
         **(params or {}),
         "state_id": STATE_ID,
         "revision": plan.revision,
