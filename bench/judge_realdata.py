@@ -30,7 +30,7 @@ from rguard_core.ingest.pipeline import ingest_history
 from rguard_core.ingest.rest import Json, SnapshotSource
 
 ROOT = Path(__file__).resolve().parent.parent
-SNAPSHOT = ROOT.parent.parent / "shared" / "realdata" / "github"
+SNAPSHOT = ROOT.parent / "shared" / "realdata" / "github"
 REVERTS = re.compile(r"(?i)\brevert(?:s|ed)?\b[^\n#]{0,80}#(\d+)|this reverts (?:commit )?#?(\d+)")
 
 

@@ -58,6 +58,18 @@ def test_code_moved_to_another_file_is_no_revert() -> None:
     assert "REV1" in ids(run(diff("svc/a.py", new, old), dec))  # the same deletion alone takes it out
 
 
+def test_a_decision_line_extracted_into_a_helper_in_another_file_is_moved_not_undone() -> None:
+    """The decision's call and keywords leave its line for a helper another file of the diff defines: the
+    tokens are moved, as a move within one file would be. Without the helper the same edit takes them out."""
+    dec = info({"svc/codec.py": patch(OLD, NEW)})
+    extracted = NEW.replace("    data = json.loads(raw, parse_float=Decimal)\n", "    data = decode_exact(raw)\n")
+    edit = diff("svc/codec.py", NEW, extracted)
+    assert run(edit, dec).label == "contradicts"  # parse_float=Decimal taken out
+    helper = "import json\n\n\ndef decode_exact(raw):\n    return json.loads(raw, parse_float=Decimal)\n"
+    j = run(edit + diff("svc/decoding.py", "", helper), dec)
+    assert j.label != "contradicts", j
+
+
 def test_partial_revert_of_one_hunk_is_rev2() -> None:
     dec = info({"svc/codec.py": patch(OLD, NEW)})
     half = NEW.replace("json.dumps(obj, default=str, sort_keys=True)", "json.dumps(obj)")

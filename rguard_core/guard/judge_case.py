@@ -49,7 +49,7 @@ class Overlap:
 
 def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
     """The diff's ChangeSet per path (and per old path on renames); a name renamed where it is bound counts
-    as no change at its uses in other files either (a rename refactor)."""
+    as no change at its uses in other files either (a rename refactor), nor does code moved between files."""
     out: dict[str, ChangeSet] = {}
     for f in files:
         if f.binary or not f.hunks:
@@ -65,7 +65,30 @@ def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
                 cs.removed[old] -= n
                 cs.added[new] -= n
         cs.removed, cs.added = +cs.removed, +cs.added
+    _cancel_moves(out)
     return out
+
+
+def _cancel_moves(sets: dict[str, ChangeSet]) -> None:
+    """Code the diff takes out of one file and writes into another (extract a helper, move a constant or a
+    function to another module) is moved, not changed: as within one file, it counts as no change. Tests
+    and prose are left out: a test that spells a literal again does not make its removal a move. The moved
+    weight stays in each file's ``code_w``: a move takes evidence away from a rule, it never makes what is
+    left a bigger share of the diff (measured: shrinking the shares turned a refactor into a warning)."""
+    files = [cs for cs in {id(c): c for c in sets.values()}.values() if not cs.test and cs.kind != "prose"]
+    if len(files) < 2:
+        return
+    for token in {t for cs in files for t in cs.removed}:
+        takers = [cs for cs in files if cs.added[token] > 0]
+        for giver in (cs for cs in files if cs.removed[token] > 0):
+            for taker in takers:
+                n = min(giver.removed[token], taker.added[token]) if taker is not giver else 0
+                giver.removed[token] -= n
+                taker.added[token] -= n
+                giver.moved_w += weight(token) * n
+                taker.moved_w += weight(token) * n
+    for cs in files:
+        cs.removed, cs.added = +cs.removed, +cs.added
 
 
 @dataclass(frozen=True)

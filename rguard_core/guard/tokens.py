@@ -201,6 +201,7 @@ class ChangeSet:
     changed_idents: Counter[str] = field(default_factory=Counter)  # identifiers on any changed code line
     blocks: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (removed, added) runs, renames dropped
     import_w: float = 0.0  # weight of the net change that sits on import lines
+    moved_w: float = 0.0  # weight of code moved to or from another file of the diff (out of removed/added)
     context: Counter[str] = field(default_factory=Counter)  # tokens on the unchanged code lines shown around
     hunks: list[list[tuple[str, str]]] = field(default_factory=list)  # the hunks as given, (kind, text) lines
     # work the judge's rules derive from this diff once per run, not once per candidate decision
@@ -217,7 +218,10 @@ class ChangeSet:
         Read once the change set is final (the judge's run: diff_change_sets has applied renames by then)."""
         return float(
             self.once(
-                "code_w", lambda: max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w)
+                "code_w",
+                lambda: (
+                    max(0.0, self.weight_of(self.removed) + self.weight_of(self.added) - self.import_w) + self.moved_w
+                ),
             )
         )
 
