@@ -9,8 +9,8 @@ from pathlib import Path
 from ..activity import record_guard_run
 from ..db import open_store
 from ..errors import DiffTooLarge, InvalidInput
-from ..guard import GuardRequest, record_feedback, request, run_request
-from ..guard.feedback import KINDS
+from ..feedback_keys import REVIEW_KINDS
+from ..guard import GuardRequest, request, run_request
 from ..guard.model import GuardReport
 from ..guard.request import JUDGES
 from .output import print_json
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     f = sub.add_parser("feedback", help="ack, mark wrong, or override a guard finding's decision")
     f.add_argument("--repo", required=True)
     f.add_argument("--decision", required=True, help="decision_id from a guard finding")
-    f.add_argument("--kind", required=True, choices=KINDS)
+    f.add_argument("--kind", required=True, choices=REVIEW_KINDS)
     f.add_argument("--by", required=True, help="your login")
     f.add_argument("--reason", required=True, help="why; for override, the new decision in your own words")
     f.add_argument("--lines", metavar="KEY", help="for wrong: the finding's lines_key from `guard --json`")
@@ -133,6 +133,8 @@ def run_feedback_cmd(args: argparse.Namespace) -> int:
             "--kind wrong dismisses the finding on the lines it was judged on: give --lines KEY "
             "(a finding's lines_key from `guard --json`) or --diff FILE"
         )
+    from ..guard.feedback import record_feedback  # the memory engine, loaded only to write feedback
+
     res = record_feedback(
         open_store(),
         args.repo,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from ..db import Graph
-from ..memory.reviews import decision_key
+from ..feedback_keys import decision_key
 from .learned import entries
 from .model import Dismissal, Finding, ParsedDiff
 

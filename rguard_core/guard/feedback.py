@@ -16,9 +16,10 @@ import re
 
 from ..db import Store
 from ..errors import InvalidInput, UnknownRepository
+from ..feedback_keys import REVIEW_KINDS
 from ..graph_state import require_complete
 from ..jsontypes import JSONObject
-from ..memory.reviews import REVIEW_KINDS, ReviewResult, record_review
+from ..memory.reviews import ReviewResult, record_review
 from .learned import FeedbackEntry, entries
 from .run import run_guard
 

@@ -20,20 +20,18 @@ Undo any of them with undo.undo (``memory revert CORRECTION_ID``): a new audit e
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from ..db import Graph
 from ..errors import ConflictError, InvalidInput
 from ..evidence import Span, anchor
+from ..feedback_keys import REVIEW_KINDS, decision_key
 from ..jsontypes import JSONObject, Params, Row
 from . import writes
 from .recompute import optimistic
 
-REVIEW_KINDS = ("ack", "wrong", "override")
 LINES_KEY = re.compile(r"^[0-9a-f]{16}$")
 
 _CHECK_DECISION = "MATCH (d:Decision {id: $decision}) WHERE coalesce(d.rev, 0) = $drev "
@@ -94,11 +92,6 @@ class ReviewResult:
         if self.lines_key:
             out["lines_key"] = self.lines_key
         return out
-
-
-def decision_key(summary: Any, quote: Any) -> str:
-    """What a dismissal is about: the decision as written. Re-ingesting a changed decision changes it."""
-    return hashlib.sha256(f"{summary or ''}\x00{quote or ''}".encode()).hexdigest()[:16]
 
 
 def record_review(
