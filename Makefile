@@ -38,7 +38,7 @@ test-fast: $(STAMP)
 	$(PY) -m mypy
 	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; env -u FALKORDB_URL -u FALKORDB_READ_URL RGUARD_DATA_DIR="$$d" \
 	  RGUARD_REDIS_SERVER=/nonexistent/redis-server RGUARD_FALKORDB_MODULE=/nonexistent/falkordb.so \
-	  $(PY) -m pytest -q -p no:cacheprovider -m "not db"
+	  $(PY) -m pytest -q -p no:cacheprovider -m "not db and not slow"
 
 # The memory, guard, ingest and view tests against a standalone FalkorDB server (FALKORDB_URL) with the official
 # image's 10,000-row result cap, started from the bundled binaries; tests/test_server_mode.py (in `make test`)

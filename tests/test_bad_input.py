@@ -329,6 +329,7 @@ def test_an_unexpected_error_is_one_line_and_a_logged_traceback(
 # ---- the LLM endpoint -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reply", [HANG, TRICKLE])
 def test_a_hanging_llm_endpoint_fails_within_the_deadline(openai_server: OpenAIServer, reply: str) -> None:
     openai_server.respond_with(lambda req: reply)

@@ -163,6 +163,7 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     return out.resolve(), analyse(tree_from_git(ROOT))
 
 
+@pytest.mark.slow
 def test_every_edge_agrees_with_pythons_resolution(own: tuple[Path, object]) -> None:
     root, analysis = own
     py_files = [p for p, pf in analysis.parsed.items() if pf.lang == "python"]  # type: ignore[attr-defined]
@@ -195,6 +196,7 @@ def test_coverage_report_states_the_resolved_ratio(own: tuple[Path, object]) -> 
 INSTALLED = ("requests", "urllib3", "idna", "yaml", "redis", "falkordb", "hypothesis", "jinja2", "pygments")
 
 
+@pytest.mark.slow
 def test_installed_packages_agree_with_pythons_resolution() -> None:
     """The same check on real code of other projects: packages installed beside us, their whole site-packages
     folder as the tree (so imports between packages resolve), only those packages' files compared."""

@@ -27,6 +27,7 @@ def edits() -> ModuleType:
     return _load("edits", ROOT / "seeds" / "edits.py")
 
 
+@pytest.mark.slow
 def test_make_cases_reproduces_the_committed_cases(tmp_path: Path) -> None:
     out = tmp_path / "cases.yaml"
     run = subprocess.run(

@@ -299,6 +299,7 @@ def test_story_quotes_and_lines_are_real(snap: Snapshot) -> None:
     assert (SEED / "STORY.md").read_text(encoding="utf-8").count("\n> ") == len(story["stories"])
 
 
+@pytest.mark.slow
 def test_head_tree_is_working_python(tmp_path: Path) -> None:
     """The tollgate code is real: it compiles and its own test suite passes at HEAD."""
     for path in TREE.rglob("*.py"):
