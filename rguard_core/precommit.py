@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from .errors import ConfigError, InvalidInput
+from .guard import request
 from .guard.model import Finding, GuardReport
 from .guard.request import decode_diff
 from .untrusted import one_line
@@ -40,25 +42,53 @@ def git(root: Path, *args: str) -> str:
     return git_bytes(root, *args).decode("utf-8", errors="replace")
 
 
-def git_bytes(root: Path, *args: str) -> bytes:
+def git_bytes(root: Path, *args: str, limit: int | None = None) -> bytes:
+    """git's standard output. With ``limit``, reading stops (and git is stopped) once more than ``limit`` bytes
+    came: an oversized staged diff is refused by the caller without ever being held whole in memory."""
     try:
-        res = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
+        proc = subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError:
         raise InvalidInput(
             "git is not installed (or not on PATH); the pre-commit hook reads the staged diff with git"
         ) from None
-    except subprocess.TimeoutExpired:
-        raise InvalidInput(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_S} s") from None
-    if res.returncode != 0:
-        raise InvalidInput(f"git {' '.join(args)} failed: {res.stderr.decode('utf-8', 'replace').strip()}")
-    return res.stdout
+    chunks: list[bytes] = []
+    over = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        size = 0
+        while chunk := proc.stdout.read(1 << 16):
+            chunks.append(chunk)
+            size += len(chunk)
+            if limit is not None and size > limit:
+                over.set()
+                proc.kill()
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(GIT_TIMEOUT_S)
+    if reader.is_alive():
+        proc.kill()
+        reader.join()
+        raise InvalidInput(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_S} s")
+    assert proc.stderr is not None
+    err = b"" if over.is_set() else proc.stderr.read()
+    code = proc.wait()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+    if code != 0 and not over.is_set():
+        raise InvalidInput(f"git {' '.join(args)} failed: {err.decode('utf-8', 'replace').strip()}")
+    return b"".join(chunks)
 
 
 def staged_change(cwd: Path, repo: str | None = None) -> StagedChange:
     """The staged diff of the working tree containing ``cwd`` and the graph it is guarded against."""
     root = Path(git(cwd, "rev-parse", "--show-toplevel").strip())
     name, source = _repo_name(root, repo)
-    staged = git_bytes(root, "diff", "--cached", "--no-color", "--no-ext-diff", "--find-renames", "--unified=3")
+    args = ("diff", "--cached", "--no-color", "--no-ext-diff", "--find-renames", "--unified=3")
+    staged = git_bytes(root, *args, limit=request.MAX_DIFF_BYTES)
     diff = decode_diff(staged, "the staged diff", TOO_LARGE_HINT)  # the guard's one input limit
     return StagedChange(root, name, source, diff)
 

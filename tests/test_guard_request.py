@@ -195,6 +195,21 @@ def test_precommit_refuses_a_staged_diff_over_the_limit(
     assert code == 3
 
 
+def test_precommit_stops_reading_git_past_the_limit(tmp_path: Path) -> None:
+    """An oversized staged diff is refused without being held whole: git is stopped a chunk past the limit."""
+    from rguard_core.precommit import git_bytes
+
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "big.txt").write_text("".join(f"line {i} of a vendored file\n" for i in range(200_000)))
+    _git(tmp_path, "add", "big.txt")
+    whole = git_bytes(tmp_path, "diff", "--cached")
+    assert len(whole) > 4_000_000
+    part = git_bytes(tmp_path, "diff", "--cached", limit=100_000)
+    assert 100_000 < len(part) <= 100_000 + (1 << 16) and whole.startswith(part)
+    with pytest.raises(InvalidInput, match="failed"):
+        git_bytes(tmp_path, "log", "--no-such-option")
+
+
 def test_action_refuses_a_pull_request_diff_over_the_limit(
     seed: str, lowered: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
