@@ -107,3 +107,17 @@ def test_starlette_tuning_cases_for_the_paraphrase_rules(store: Store, starlette
     assert m["counts"]["false_warnings"] <= 1 and m["by_rule"]["U1"]["false_hits"] <= 1
     assert m["by_rule"]["X1"]["hits"] >= 2 and m["by_rule"]["C1"]["hits"] >= 1
     assert all(m["by_rule"].get(r, {}).get("false_hits", 0) == 0 for r in ("X1", "W1", "K1", "E1", "C1"))
+
+
+def test_blind_starlette_cases_each_half_gated(store: Store, starlette: list[dict[str, Any]]) -> None:
+    """eval/blind_starlette.yaml, written without reading the guard: the odd half was read and fitted (T1), the
+    even half was not. Gated at what was measured, so a change that loses a catch or adds a false warning fails."""
+    from rguard_core.evaluation import load_cases, run_guard_eval
+
+    root = Path(__file__).resolve().parent.parent
+    m = run_guard_eval(store, load_cases(root / "eval" / "blind_starlette.yaml")).metrics
+    print(f"blind starlette cases: {m['by_split']} by rule {m['by_rule']}")
+    dev, held = m["by_split"]["dev"], m["by_split"]["holdout"]
+    assert (dev["caught"], dev["contradicts"], dev["false_warnings"]) == (5, 5, 0), dev
+    assert held["caught"] >= 4 and held["false_warnings"] <= 1, held
+    assert m["attribution"] == 1.0 and m["by_rule"]["T1"]["hits"] >= 1

@@ -70,6 +70,34 @@ def test_a_decision_line_extracted_into_a_helper_in_another_file_is_moved_not_un
     assert j.label != "contradicts", j
 
 
+def test_a_swap_the_decisions_words_name_turned_back_in_new_code_is_t1() -> None:
+    """The decision swapped ``match`` for ``fullmatch`` and says so; a rewrite that loops over patterns with
+    ``match`` again undoes it whatever else it changes. Unnamed by the words, or without the line's names, no T1."""
+    old = "def allowed(self, origin):\n    if self.origin_regex is not None and self.origin_regex.match(origin):\n        return True\n    return False\n"
+    new = old.replace(".match(origin)", ".fullmatch(origin)")
+    dec = info({"svc/cors.py": patch(old, new)}, quote="Use a full regex match for the allowed origins.")
+    loop = new.replace(
+        "    if self.origin_regex is not None and self.origin_regex.fullmatch(origin):\n        return True\n",
+        "    if self.origin_regex is not None:\n        # each pattern anchored at the start\n"
+        "        if any(p.match(origin) for p in self.origin_regex):\n            return True\n"
+        "    if self.origin_list and origin in self.origin_list:\n        return True\n"
+        "    log_rejected(origin, reason=self.reason_for(origin), level=self.level)\n",
+    )
+    j = run(diff("svc/cors.py", new, loop), dec)
+    assert j.label == "contradicts" and "T1" in ids(j), j
+    quiet = info({"svc/cors.py": patch(old, new)}, quote="Tidy the origin check.")
+    assert "T1" not in ids(run(diff("svc/cors.py", new, loop), quiet))
+    # the old name written again on a line that shares nothing with the decision's line is no swap back
+    elsewhere = (
+        new.replace(
+            "    if self.origin_regex is not None and self.origin_regex.fullmatch(origin):\n        return True\n",
+            "    if origin in ALLOWED:\n        return True\n",
+        )
+        + "\n\ndef first_word(text):\n    found = WORD_RE.match(text)\n    return found\n"
+    )
+    assert "T1" not in ids(run(diff("svc/cors.py", new, elsewhere), dec))
+
+
 def test_partial_revert_of_one_hunk_is_rev2() -> None:
     dec = info({"svc/codec.py": patch(OLD, NEW)})
     half = NEW.replace("json.dumps(obj, default=str, sort_keys=True)", "json.dumps(obj)")

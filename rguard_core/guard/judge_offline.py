@@ -51,6 +51,7 @@ from .limits import k1_bypassed, k2_conditional, w1_disabled
 from .model import DecisionInfo, Judgement, Label
 from .paraphrase import c1_rejected, e1_eager
 from .rejected import x1_rejected
+from .swaps import t1_swapped_back
 from .tokens import ChangeSet
 
 __all__ = ["POLICY", "RULES", "Case", "Evidence", "JudgeRule", "OfflineJudge", "diff_change_sets", "patch_hunks"]
@@ -176,6 +177,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("W1", "contradicts", "a limit the decision set (timeout, retries, max ...) switched off", w1_disabled),
     JudgeRule("K1", "contradicts", "a call the decision gave a limit keyword, written again without it", k1_bypassed),
     JudgeRule("K2", "contradicts", "a check the decision wrote put under a new condition", k2_conditional),
+    JudgeRule("T1", "contradicts", "a swap the decision's words name turned back in new code", t1_swapped_back),
     JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
     JudgeRule("L2", "related", "test code the decision added undone", l2_tests),
     JudgeRule("L3", "related", "text the decision added removed", l3_prose),
