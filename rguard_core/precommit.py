@@ -65,16 +65,24 @@ def git_bytes(root: Path, *args: str, limit: int | None = None) -> bytes:
                 proc.kill()
                 return
 
+    errors: list[bytes] = []
+
+    def read_errors() -> None:  # drained alongside: git blocks once a full stderr pipe is not read
+        assert proc.stderr is not None
+        errors.append(proc.stderr.read())
+
     reader = threading.Thread(target=read, daemon=True)
+    drain = threading.Thread(target=read_errors, daemon=True)
     reader.start()
+    drain.start()
     reader.join(GIT_TIMEOUT_S)
     if reader.is_alive():
         proc.kill()
         reader.join()
         raise InvalidInput(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_S} s")
-    assert proc.stderr is not None
-    err = b"" if over.is_set() else proc.stderr.read()
     code = proc.wait()
+    drain.join()
+    err = b"".join(errors)
     for pipe in (proc.stdout, proc.stderr):
         if pipe is not None:
             pipe.close()
