@@ -121,3 +121,16 @@ def test_blind_starlette_cases_each_half_gated(store: Store, starlette: list[dic
     assert (dev["caught"], dev["contradicts"], dev["false_warnings"]) == (5, 5, 0), dev
     assert held["caught"] >= 4 and held["false_warnings"] <= 1, held
     assert m["attribution"] == 1.0 and m["by_rule"]["T1"]["hits"] >= 1
+
+
+def test_later_blind_starlette_sets_at_what_was_measured(store: Store, starlette: list[dict[str, Any]]) -> None:
+    """blind2 was read and fitted (its three false warnings gave the REV3/D3 conditions); blind3 was written
+    after and is held out. Gated at what was measured: a lost catch or a new false warning fails."""
+    from rguard_core.evaluation import load_cases, run_guard_eval
+
+    root = Path(__file__).resolve().parent.parent
+    b2 = run_guard_eval(store, load_cases(root / "eval" / "blind2_starlette.yaml")).metrics["counts"]
+    b3 = run_guard_eval(store, load_cases(root / "eval" / "blind3_starlette.yaml")).metrics["counts"]
+    print(f"blind2 {b2}; blind3 {b3}")
+    assert (b2["caught"], b2["contradicts"], b2["false_warnings"]) == (8, 8, 0), b2
+    assert b3["caught"] >= 1 and b3["false_warnings"] == 0, b3

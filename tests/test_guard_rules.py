@@ -98,6 +98,33 @@ def test_a_swap_the_decisions_words_name_turned_back_in_new_code_is_t1() -> None
     assert "T1" not in ids(run(diff("svc/cors.py", new, elsewhere), dec))
 
 
+def test_one_more_value_in_a_list_the_decision_wrote_is_no_undo() -> None:
+    """``in (204, 304)`` -> ``in (204, 205, 304)`` extends the decision's enumeration; taking 304 out undoes it."""
+    old = "def sized(status):\n    if status < 200:\n        return False\n    return True\n"
+    new = "def sized(status):\n    if status < 200 or status in (204, 304):\n        return False\n    return True\n"
+    dec = info({"svc/http.py": patch(old, new)}, quote="No Content-Length for 1xx, 204 and 304 responses.")
+    more = new.replace("(204, 304)", "(204, 205, 304)")
+    assert run(diff("svc/http.py", new, more), dec).label != "contradicts"
+    less = new.replace("(204, 304)", "(204,)")
+    assert run(diff("svc/http.py", new, less), dec).label == "contradicts"
+
+
+def test_a_line_edit_whose_new_code_the_diff_keeps_nearby_is_not_turned_back() -> None:
+    """REV3 needs what the decision's edit put in to leave the file: moved into a fallback, it stays."""
+    old = "def setup(self, loader):\n    self.env = jinja2.Environment(loader=loader)\n"
+    new = "def setup(self, loader):\n    self.env = jinja2.Environment(loader=loader, autoescape=jinja2.select_autoescape())\n"
+    dec = info({"svc/tpl.py": patch(old, new)}, quote="Autoescape templates by default.")
+    option = (
+        "def setup(self, loader, autoescape=None):\n    if autoescape is None:\n"
+        "        autoescape = jinja2.select_autoescape()\n    self.env = jinja2.Environment(loader=loader, autoescape=autoescape)\n"
+    )
+    assert "REV3" not in ids(run(diff("svc/tpl.py", new, option), dec))
+    back = new.replace(
+        "Environment(loader=loader, autoescape=jinja2.select_autoescape())", "Environment(loader=loader)"
+    )
+    assert run(diff("svc/tpl.py", new, back), dec).label == "contradicts"
+
+
 def test_partial_revert_of_one_hunk_is_rev2() -> None:
     dec = info({"svc/codec.py": patch(OLD, NEW)})
     half = NEW.replace("json.dumps(obj, default=str, sort_keys=True)", "json.dumps(obj)")

@@ -233,9 +233,32 @@ def _edit(dl: DecisionLine, before: str, after: str | None, renames: dict[str, s
             edit.put_back += [t for t in new if meaningful(t)]
         elif tag == "replace" and taken:
             edit.replaced_by += [t for t in new if meaningful(t)]
-        elif tag == "insert" and _reshapes(dl, new):
+        elif tag == "insert" and _reshapes(dl, new) and not _extends_enumeration(dl.tokens, i1, new):
             edit.inserted += [t for t in new if meaningful(t)]
     return edit
+
+
+ENUM_REACH = 2  # tokens either side of an insertion searched for a sibling literal
+
+
+def _literal_kind(tok: str) -> str | None:
+    if tok[:1].isdigit():
+        return "number"
+    return "string" if literal_body(tok) is not None else None
+
+
+def _extends_enumeration(toks: list[str], at: int, new: list[str]) -> bool:
+    """``in (204, 304)`` -> ``in (204, 205, 304)``: one more literal, of the kind its neighbours are, between
+    commas. A list of values the decision wrote grows in the decision's direction; taking one out (or putting
+    back one it took out) is what the other rules read."""
+    lits = [t for t in new if t != ","]
+    if not lits or len(new) != 2 * len(lits) or new.count(",") != len(lits):
+        return False
+    kinds = {_literal_kind(t) for t in lits}
+    if len(kinds) != 1 or None in kinds:
+        return False
+    near = toks[max(0, at - ENUM_REACH) : at + ENUM_REACH]
+    return "," in near and any(_literal_kind(t) in kinds for t in near)
 
 
 def _spared_strings(dl: DecisionLine, i1: int, i2: int, new: list[str]) -> dict[int, int]:

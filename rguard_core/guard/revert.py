@@ -230,9 +230,20 @@ def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str)
         for old, new, old_text, new_text in spelled:
             back, fro = _ratio(a, old), _ratio(r, new)
             if back >= LINE_ALIKE and fro >= LINE_ALIKE and back > _ratio(a, new) and fro > _ratio(r, old):
+                if not _edit_taken_out(diff, old_text, new_text):
+                    continue
                 out.append(LineUndo(old_text.strip(), new_text.strip(), r_text.strip(), a_text.strip()))
                 break
     return out
+
+
+def _edit_taken_out(diff: ChangeSet, before: str, after: str) -> bool:
+    """What the decision's edit put in (its specific tokens) leaves the file: a line turned back whose new code
+    the diff writes again nearby (``autoescape=select_autoescape()`` moved into a fallback, ``raise exc``
+    into ``raise ... from exc``) is a reshaped line, not an undone edit. An edit that put in no specific token
+    (punctuation, a keyword) is judged by the lines alone."""
+    put_in = [t for t in Counter(tokens(after)) - Counter(tokens(before)) if is_specific(t)]
+    return not put_in or any(diff.removed[t] > 0 for t in put_in)
 
 
 @lru_cache(maxsize=4096)
