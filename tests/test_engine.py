@@ -363,3 +363,15 @@ def test_a_deep_data_dir_gets_a_short_socket_path(tmp_path: Path) -> None:
     finally:
         stop_engine(Settings(data_dir=deep))
     assert servers_for(deep) == []
+
+
+def test_a_clean_stop_leaves_nothing_to_replay(data_dir: Path) -> None:
+    """engine stop folds the append-only log into a fresh base first (rguard_core/engine/shutdown.py): FalkorDB can
+    crash replaying its own log, so a start after a clean stop must load a snapshot, not replay statements."""
+    assert cli(data_dir, "ingest", "snapshot", str(SNAPSHOT)).returncode == 0
+    before = ok_json(data_dir, "repos")
+    aof = EnginePaths.for_dir(data_dir).aof_dir
+    assert sum(p.stat().st_size for p in aof.glob("*.incr.aof")) > 0  # statements logged while it ran
+    assert ok_json(data_dir, "engine", "stop") == {"stopped": True}
+    assert sum(p.stat().st_size for p in aof.glob("*.incr.aof")) == 0  # nothing left to replay
+    assert ok_json(data_dir, "repos") == before  # and the snapshot base holds it all

@@ -30,6 +30,7 @@ from ..errors import ConfigError, EngineStartFailed
 from ..jsontypes import JSONObject
 from .paths import FSYNC_POLICIES, EnginePaths, EngineState
 from .resp import RespConnection, RespError, ping
+from .shutdown import shutdown
 
 START_TIMEOUT_S = 120.0  # a big append-only file loads for a while; a dead start is noticed at once
 STOP_TIMEOUT_S = 20.0
@@ -290,7 +291,7 @@ def stop_engine(settings: Settings, timeout_s: float = STOP_TIMEOUT_S) -> bool:
         return False
     state = _read_state(paths)
     with contextlib.suppress(OSError, ConnectionError, RespError), RespConnection(paths.socket) as c:
-        c.call("SHUTDOWN")
+        shutdown(c)  # the log folded into a fresh base first, so the next start replays nothing
     if _wait_unlocked(paths, timeout_s):
         return True
     pid = state.get("pid")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .paths import EnginePaths, EngineState, server_binaries
 from .resp import RespConnection, RespError
+from .shutdown import shutdown
 
 LOAD_TIMEOUT_S = 600.0  # loading a large append-only file takes a while; a dead server is noticed at once
 CORRUPT_MARKERS = (
@@ -188,8 +189,7 @@ def _idle_loop(proc: subprocess.Popen[bytes], conn: RespConnection, idle_s: floa
 
 
 def _shutdown(conn: RespConnection) -> None:
-    with contextlib.suppress(OSError, ConnectionError, RespError):
-        conn.call("SHUTDOWN")  # fsyncs the append-only file; success closes the connection without a reply
+    shutdown(conn)  # the log folded into a fresh base first, so the next start replays nothing
 
 
 def main(argv: list[str] | None = None) -> int:
