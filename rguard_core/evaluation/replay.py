@@ -34,7 +34,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -498,33 +498,32 @@ class _Walker:
         from ..guard.run import run_guard
 
         t = time.perf_counter()
+        # what every outcome shares; the guard's answer (or its error) fills in the rest
+        case = ReplayCase(
+            step.id,
+            kind,
+            step.title,
+            step.at,
+            pos,
+            rv.target if rv else None,
+            target_title,
+            rv.form if rv else None,
+            scope,
+            "error",
+            False if rv else None,
+            (),
+            (),
+            0.0,
+        )
         try:
             if not self.store.repo_graph(self.repo).exists():
                 raise InvalidInput("nothing landed before this change")
             report = run_guard(self.store, self.repo, step.diff, judge=judge)
         except Exception as e:  # noqa: BLE001 - one change the guard cannot handle must not lose a long replay
             why = str(e) if isinstance(e, RGuardError) else f"{type(e).__name__}: {e}"
-            return ReplayCase(
-                step.id,
-                kind,
-                step.title,
-                step.at,
-                pos,
-                rv.target if rv else None,
-                target_title,
-                rv.form if rv else None,
-                scope,
-                "error",
-                False if rv else None,
-                (),
-                (),
-                (time.perf_counter() - t) * 1000,
-                error=why,
-            )
+            return replace(case, guard_ms=(time.perf_counter() - t) * 1000, error=why)
         ms = (time.perf_counter() - t) * 1000
         contra = [f for f in report.findings if f.label == "contradicts"]
-        cited = tuple(dict.fromkeys(f.decision_id for f in contra))
-        rules = tuple(dict.fromkeys(r for f in contra for r in finding_rules(f)))
         caught = None
         if rv is not None:
             caught = report.verdict == "warn" and any(_cites(f.as_dict(), rv.target) for f in contra)
@@ -541,22 +540,14 @@ class _Walker:
             }
             for f in report.findings[:8]
         )
-        return ReplayCase(
-            step.id,
-            kind,
-            step.title,
-            step.at,
-            pos,
-            rv.target if rv else None,
-            target_title,
-            rv.form if rv else None,
-            scope,
-            report.verdict,
-            caught,
-            cited,
-            rules,
-            ms,
-            compact,
+        return replace(
+            case,
+            verdict=report.verdict,
+            caught=caught,
+            cited=tuple(dict.fromkeys(f.decision_id for f in contra)),
+            rules=tuple(dict.fromkeys(r for f in contra for r in finding_rules(f))),
+            guard_ms=ms,
+            findings=compact,
         )
 
 
