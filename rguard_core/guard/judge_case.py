@@ -78,10 +78,13 @@ def _cancel_moves(sets: dict[str, ChangeSet]) -> None:
     files = [cs for cs in {id(c): c for c in sets.values()}.values() if not cs.test and cs.kind != "prose"]
     if len(files) < 2:
         return
-    for token in {t for cs in files for t in cs.removed}:
-        takers = [cs for cs in files if cs.added[token] > 0]
-        for giver in (cs for cs in files if cs.removed[token] > 0):
-            for taker in takers:
+    adders: dict[str, list[ChangeSet]] = {}  # token -> the files that add it (one pass, not files x tokens)
+    for cs in files:
+        for t in cs.added:
+            adders.setdefault(t, []).append(cs)
+    for giver in files:
+        for token in [t for t in giver.removed if t in adders]:
+            for taker in adders[token]:
                 n = min(giver.removed[token], taker.added[token]) if taker is not giver else 0
                 giver.removed[token] -= n
                 taker.added[token] -= n
