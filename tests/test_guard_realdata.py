@@ -125,7 +125,8 @@ def test_blind_starlette_cases_each_half_gated(store: Store, starlette: list[dic
 
 def test_later_blind_starlette_sets_at_what_was_measured(store: Store, starlette: list[dict[str, Any]]) -> None:
     """blind2 was read and fitted (its three false warnings gave the REV3/D3 conditions); blind3 was written
-    after and is held out. Gated at what was measured: a lost catch or a new false warning fails."""
+    after, measured held out (1/4 caught, 0/8 warned), then read and fitted (its three misses gave G2, X2 and B1).
+    Gated at what was measured: a lost catch or a new false warning fails."""
     from rguard_core.evaluation import load_cases, run_guard_eval
 
     root = Path(__file__).resolve().parent.parent
@@ -133,4 +134,4 @@ def test_later_blind_starlette_sets_at_what_was_measured(store: Store, starlette
     b3 = run_guard_eval(store, load_cases(root / "eval" / "blind3_starlette.yaml")).metrics["counts"]
     print(f"blind2 {b2}; blind3 {b3}")
     assert (b2["caught"], b2["contradicts"], b2["false_warnings"]) == (8, 8, 0), b2
-    assert b3["caught"] >= 1 and b3["false_warnings"] == 0, b3
+    assert (b3["caught"], b3["contradicts"], b3["false_warnings"]) == (4, 4, 0), b3

@@ -1,0 +1,110 @@
+"""The behaviour rules (guard/behaviour.py): G2 a decision line gated by a new flag that is off, X2 the failure
+the decision handles caught to go on anyway, B1 a choice the decision made conditional applied regardless.
+Each is shown firing on its shape and staying quiet on the benign shapes beside it."""
+
+from __future__ import annotations
+
+from tests.test_guard_decisive import diff, info, patch
+from tests.test_guard_paraphrase import ids, run
+
+SEND_OLD = (
+    "class File:\n    size = 10\n\n    def send(self, scope):\n        use_fast = False\n        return use_fast\n"
+)
+SEND_DEC = (
+    "class File:\n    size = 10\n\n    def send(self, scope):\n"
+    '        use_fast = scope["type"] == "http" and "fast.send" in scope.get("ext", {})\n'
+    "        return use_fast\n"
+)
+
+
+def test_a_decision_line_gated_by_a_new_flag_that_is_off_is_g2() -> None:
+    dec = info({"app/file.py": patch(SEND_OLD, SEND_DEC)}, quote="Use the fast send extension when offered.")
+    line = '"fast.send" in scope.get("ext", {})'
+    gated = SEND_DEC.replace("    size = 10\n", "    size = 10\n    allow_fast = False\n").replace(
+        f'use_fast = scope["type"] == "http" and {line}',
+        f'use_fast = self.allow_fast and scope["type"] == "http" and {line}',
+    )
+    j = run(diff("app/file.py", SEND_DEC, gated), dec)
+    assert j.label == "contradicts" and "G2" in ids(j), j
+    # on by default: an opt-out, the decision still acts
+    on = gated.replace("allow_fast = False", "allow_fast = True")
+    assert "G2" not in ids(run(diff("app/file.py", SEND_DEC, on), dec))
+    # `not flag and ...`: the decision acts unless someone opts out
+    negated = gated.replace("self.allow_fast and", "not self.allow_fast and")
+    assert "G2" not in ids(run(diff("app/file.py", SEND_DEC, negated), dec))
+
+
+def test_a_flag_that_gates_a_new_alternative_leaves_the_decision_acting() -> None:
+    old = "def save(session, headers):\n    if session:\n        headers.append('x')\n"
+    new = "def save(session, headers):\n    if session.modified and session:\n        headers.append('x')\n"
+    dec = info({"app/s.py": patch(old, new)}, quote="Only send the cookie when the session changed.")
+    opt_in = (
+        "def save(session, headers, refresh=False):\n"
+        "    if session and (session.modified or (refresh and session.accessed)):\n        headers.append('x')\n"
+    )
+    assert "G2" not in ids(run(diff("app/s.py", new, opt_in), dec))
+
+
+def test_decision_lines_wrapped_in_if_flag_are_g2() -> None:
+    old = "def render(doc):\n    return doc\n"
+    new = "def render(doc):\n    doc = escape_html(doc)\n    return doc\n"
+    dec = info({"app/r.py": patch(old, new)}, quote="Escape documents before rendering.")
+    wrapped = "def render(doc, escape=False):\n    if escape:\n        doc = escape_html(doc)\n    return doc\n"
+    j = run(diff("app/r.py", new, wrapped), dec)
+    assert j.label == "contradicts" and "G2" in ids(j), j
+    opt_out = "def render(doc, raw=False):\n    if not raw:\n        doc = escape_html(doc)\n    return doc\n"
+    assert "G2" not in ids(run(diff("app/r.py", new, opt_out), dec))
+
+
+LOAD_OLD = "def load(raw):\n    data = signer.unsign(raw)\n    return parse(decode(data))\n"
+LOAD_DEC = (
+    "def load(raw):\n    try:\n        data = signer.unsign(raw, max_age=AGE)\n        return parse(decode(data))\n"
+    "    except (BadSignature, Expired):\n        return {}\n"
+)
+
+
+def test_the_failure_the_decision_handles_caught_to_go_on_anyway_is_x2() -> None:
+    dec = info({"app/load.py": patch(LOAD_OLD, LOAD_DEC)}, quote="Expire sessions after max_age.")
+    accept = LOAD_DEC.replace(
+        "    except (BadSignature, Expired):\n",
+        "    except Expired as exc:\n        return parse(decode(exc.payload))\n    except (BadSignature, Expired):\n",
+    )
+    j = run(diff("app/load.py", LOAD_DEC, accept), dec)
+    assert j.label == "contradicts" and "X2" in ids(j), j
+    # logging the expiry and still resetting is not going on anyway
+    logged = LOAD_DEC.replace(
+        "    except (BadSignature, Expired):\n",
+        "    except Expired:\n        log.info('expired')\n        return {}\n    except (BadSignature, Expired):\n",
+    )
+    assert "X2" not in ids(run(diff("app/load.py", LOAD_DEC, logged), dec))
+    # re-raising as another error keeps the refusal
+    wrapped = LOAD_DEC.replace(
+        "    except (BadSignature, Expired):\n",
+        "    except Expired as exc:\n        parse(decode(exc.payload))\n        raise SessionError() from exc\n"
+        "    except (BadSignature, Expired):\n",
+    )
+    assert "X2" not in ids(run(diff("app/load.py", LOAD_DEC, wrapped), dec))
+
+
+PATH_OLD = "def lookup(d, p):\n    full = realpath(join(d, p))\n    return full\n"
+PATH_DEC = (
+    "def lookup(d, p):\n    joined = join(d, p)\n    if follow:\n        full = abspath(joined)\n"
+    "    else:\n        full = realpath(joined)\n    return full\n"
+)
+
+
+def test_a_choice_made_conditional_applied_regardless_is_b1() -> None:
+    dec = info({"app/look.py": patch(PATH_OLD, PATH_DEC)}, quote="Follow links when asked to.")
+    after = PATH_DEC.replace(
+        "    return full\n", "    if not inside(realpath(full), d):\n        return None\n    return full\n"
+    )
+    j = run(diff("app/look.py", PATH_DEC, after), dec)
+    assert j.label == "contradicts" and "B1" in ids(j), j
+    # renaming inside the arms keeps the choice
+    renamed = PATH_DEC.replace("joined", "candidate")
+    assert "B1" not in ids(run(diff("app/look.py", PATH_DEC, renamed), dec))
+    # the other arm's input, not the chosen result: a new check on the raw path
+    raw = PATH_DEC.replace(
+        "    return full\n", "    if not inside(realpath(joined), d):\n        return None\n    return full\n"
+    )
+    assert "B1" not in ids(run(diff("app/look.py", PATH_DEC, raw), dec))
