@@ -39,6 +39,9 @@ _FINE = re.compile(
 )
 _MEANINGFUL_OPS = frozenset("=== !== == != <= >= < > ! && || ?? not and or".split())
 CONDITION_TOKENS = frozenset("=== !== == != <= >= < > && || not and or is in if elif while unless until assert".split())
+_LOCAL_BINDING = re.compile(
+    r"^\s*(?:(?:let|var|const|val|auto|final|my|local)\s+)?([A-Za-z_]\w*)\s*(?::\s*[^=]+)?(?::=|=(?!=))"
+)
 EXITS = frozenset("raise throw return break continue".split())
 ERROR_EXITS = frozenset(("raise", "throw"))
 DEFINITIONS = frozenset("def class function fn func fun sub async".split())
@@ -150,6 +153,9 @@ def decisive_edits(
         return []
     gone = Counter(_norm(x) for x in diff.removed_lines)
     index = _index(lines)
+    # a local name the decision bound (``joined_path = os.path.join(...)``) carries its lines' values: when the
+    # diff extracts that code into a helper it defines, the name goes with it and is not what the decision chose
+    local = {m.group(1) for key in lines if (m := _LOCAL_BINDING.match(key))} if diff.defined else set()
     out: list[LineEdit] = []
     for rem, add in diff.blocks:
         by_rem = _pair(add, rem)  # removed line index -> the added line it became
@@ -164,8 +170,12 @@ def decisive_edits(
             j = by_rem.get(i)
             edit = _edit(dl, r, add[j] if j is not None else None, renames or diff.renames)
             edit.edited_line = dl.edited
-            edit.taken = [t for t in edit.taken if diff.removed[t] > 0]
-            edit.put_back = [t for t in edit.put_back if diff.added[t] > 0]
+            # a token written again on another added line moved (into a helper, a property, a constant), and a
+            # call to a helper the diff defines is that helper, not something the decision cut put back
+            edit.taken = [
+                t for t in edit.taken if diff.removed[t] > 0 and t not in diff.added_tokens and t not in local
+            ]
+            edit.put_back = [t for t in edit.put_back if diff.added[t] > 0 and t not in diff.defined]
             edit.inserted = [t for t in edit.inserted if diff.added[t] > 0]
             edit.replaced_by = [t for t in edit.replaced_by if diff.added[t] > 0] if edit.taken else []
             edit.exit_removed = edit.exit_removed and bool(edit.taken)

@@ -31,6 +31,7 @@ _LIMIT_NAME = re.compile(
 _BINDING = re.compile(
     r"(?<![\w])((?:self\.|this\.)?[A-Za-z_][\w]*)\s*(?::\s*[\w\[\], .|]+)?\s*(?<![=!<>])=(?!=)\s*([^,)\n#]+)"
 )
+_SIGNATURE = re.compile(r"^\s*(?:async\s+)?(?:def|function|fn|func)\s")
 _DISABLED = re.compile(
     r"""^(?:None|null|nil|undefined|0|0\.0|False|false|-1|float\(["']inf["']\)|math\.inf|Infinity|"""
     r"""sys\.maxsize|Number\.MAX_SAFE_INTEGER)$"""
@@ -72,7 +73,12 @@ def disabled_limits(case: Case) -> list[Disabled]:
     for path, cs in case.diff_sets.items():
         if cs.test or cs.kind == "prose" or path not in case.info.patches:
             continue
+        was_bound = {name for name, _, _ in _bindings([x for x in cs.removed_lines if _SIGNATURE.match(x)])}
         for name, value, line in _bindings(cs.added_lines):
+            # a parameter default in a new signature (``def _cookie(self, *, max_age=None)``) is a helper's
+            # option, not the limit switched off: only a default the diff changes counts
+            if _SIGNATURE.match(line) and name not in was_bound:
+                continue
             if name in set_by and _DISABLED.match(value):
                 out.append(Disabled(name, set_by[name], line, path))
     return out

@@ -230,7 +230,7 @@ def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str)
         for old, new, old_text, new_text in spelled:
             back, fro = _ratio(a, old), _ratio(r, new)
             if back >= LINE_ALIKE and fro >= LINE_ALIKE and back > _ratio(a, new) and fro > _ratio(r, old):
-                if not _edit_taken_out(diff, old_text, new_text):
+                if not _edit_taken_out(diff, old_text, new_text) or _through_helper(diff, a_text, old_text):
                     continue
                 out.append(LineUndo(old_text.strip(), new_text.strip(), r_text.strip(), a_text.strip()))
                 break
@@ -244,6 +244,12 @@ def _edit_taken_out(diff: ChangeSet, before: str, after: str) -> bool:
     (punctuation, a keyword) is judged by the lines alone."""
     put_in = [t for t in Counter(tokens(after)) - Counter(tokens(before)) if is_specific(t)]
     return not put_in or any(diff.removed[t] > 0 for t in put_in)
+
+
+def _through_helper(diff: ChangeSet, added: str, before: str) -> bool:
+    """The diff's line differs from the decision's old line by a call to a helper the diff defines
+    (``realpath(...)`` became ``self._resolve(...)``): the code was extracted into that helper, not turned back."""
+    return any(t in diff.defined for t in Counter(tokens(added)) - Counter(tokens(before)))
 
 
 @lru_cache(maxsize=4096)

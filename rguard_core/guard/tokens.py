@@ -225,6 +225,17 @@ class ChangeSet:
             )
         )
 
+    @property
+    def added_tokens(self) -> frozenset[str]:
+        """Every token on the lines the diff adds to this file (presence, not net count): a decision token
+        the diff takes off one line and writes on another (into a helper, a property, a constant) is moved."""
+        return frozenset(self.once("added_tokens", lambda: {t for x in self.added_lines for t in tokens(x)}))
+
+    @property
+    def defined(self) -> frozenset[str]:
+        """Functions, methods and classes the diff defines in this file (a helper it extracts)."""
+        return frozenset(self.once("defined", lambda: {m for x in self.added_lines for m in _DEFINES.findall(x)}))
+
     def weight_of(self, which: Counter[str]) -> float:
         return sum(weight(t) * n for t, n in which.items())
 
@@ -299,15 +310,21 @@ def _blocks(lines: list[tuple[str, str]]) -> list[tuple[list[str], list[str]]]:
     return out
 
 
+_DEFINES = re.compile(r"\b(?:def|fn|func|function|class)\s+([A-Za-z_$][\w$]*)")
 _DECL = re.compile(
     r"^\s*(?:(?:let|var|const|val|auto|final|my|local)\s+)?([A-Za-z_]\w*)\s*(?::\s*[^=]+)?(?::=|=(?!=))"
     r"|\b(?:def|fn|func|function|class)\s+([A-Za-z_]\w*)"
 )
 
 
+# an attribute of the object itself bound on the line (``self.started = False``): renaming it where it is
+# bound and everywhere it is read is a rename, as for a local name
+_SELF_ATTR = re.compile(r"^\s*(?:self|this)\.([A-Za-z_]\w*)\s*(?::\s*[^=]+)?=(?!=)")
+
+
 def _declared(line: str) -> list[str]:
-    """Names a line binds locally (assignment targets, function and class names)."""
-    return [a or b for a, b in _DECL.findall(line)]
+    """Names a line binds locally (assignment targets, own attributes, function and class names)."""
+    return [a or b for a, b in _DECL.findall(line)] + _SELF_ATTR.findall(line)
 
 
 def _drop_renames(
@@ -316,7 +333,7 @@ def _drop_renames(
     """Drop line pairs that differ only by renaming a locally declared name (a -> b everywhere).
 
     Swapping a called function or an attribute (``.match`` for ``.fullmatch``) is not a rename:
-    the old name must be bound in the removed code and never be used after a dot.
+    the old name must be bound in the removed code and never be used after a dot (but ``self.``/``this.``).
     """
     if not rem or len(rem) != len(add):
         return rem, add
@@ -332,7 +349,7 @@ def _drop_renames(
                 return rem, add
     if not mapping or len(set(mapping.values())) != len(mapping) or not set(mapping) <= declared:
         return rem, add
-    if any(re.search(r"\.\s*" + re.escape(old) + r"\b", r) for old in mapping for r in rem):
+    if any(re.search(r"(?<!\bself)(?<!\bthis)\.\s*" + re.escape(old) + r"\b", r) for old in mapping for r in rem):
         return rem, add
     renames.update(mapping)
     return [], []
