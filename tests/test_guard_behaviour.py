@@ -108,3 +108,30 @@ def test_a_choice_made_conditional_applied_regardless_is_b1() -> None:
         "    return full\n", "    if not inside(realpath(joined), d):\n        return None\n    return full\n"
     )
     assert "B1" not in ids(run(diff("app/look.py", PATH_DEC, raw), dec))
+
+
+GUARD_OLD = "def lookup(d, full):\n    for x in d:\n        if not full.startswith(x):\n            continue\n        return x\n"
+GUARD_DEC = GUARD_OLD.replace("if not full.startswith(x):", "if common(full, x) != x:")
+
+
+def test_a_condition_the_decision_wrote_narrowed_is_k3() -> None:
+    dec = info({"app/look.py": patch(GUARD_OLD, GUARD_DEC)}, quote="Never serve outside the directory.")
+    narrowed = GUARD_DEC.replace("if common(full, x) != x:", "if common(full, x) != x and not islink(full):")
+    j = run(diff("app/look.py", GUARD_DEC, narrowed), dec)
+    assert j.label == "contradicts" and "K3" in ids(j), j
+    # `or`: a stricter guard, not a narrower one
+    stricter = GUARD_DEC.replace("if common(full, x) != x:", "if common(full, x) != x or hidden(full):")
+    assert "K3" not in ids(run(diff("app/look.py", GUARD_DEC, stricter), dec))
+
+
+def test_a_new_branch_before_the_decisions_condition_is_k3() -> None:
+    old = "def preflight(self, headers, origin):\n    if self.any_origin:\n        headers['allow'] = '*'\n"
+    new = "def preflight(self, headers, origin):\n    if self.explicit:\n        headers['allow'] = origin\n"
+    dec = info({"app/cors.py": patch(old, new)}, quote="Echo the origin when credentials are allowed.")
+    first = new.replace(
+        "    if self.explicit:\n", "    if self.any_origin:\n        headers['allow'] = '*'\n    elif self.explicit:\n"
+    )
+    j = run(diff("app/cors.py", new, first), dec)
+    assert j.label == "contradicts" and "K3" in ids(j), j
+    after = new + "    elif origin is None:\n        headers['allow'] = 'null'\n"
+    assert "K3" not in ids(run(diff("app/cors.py", new, after), dec))
