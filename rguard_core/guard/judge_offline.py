@@ -30,9 +30,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .behaviour import b1_bypassed, g2_gated, k3_narrowed, x2_caught
+from .behaviour import b1_bypassed, g2_gated
+from .conditions import k3_narrowed
 from .decisive import DecisionLine, LineEdit, decisive_edits
 from .diffparse import patch_hunks
+from .handlers import x2_caught
 from .judge_bag import PINPOINT_COVERAGE, l1_overlap, l2_tests, l3_prose, overlap, u1_broad, u2_pinpoint
 from .judge_case import (
     Case,
@@ -181,7 +183,9 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("T1", "contradicts", "a swap the decision's words name turned back in new code", t1_swapped_back),
     JudgeRule("G2", "contradicts", "the decision's line made to depend on a new flag that is off", g2_gated),
     JudgeRule("X2", "contradicts", "the failure the decision handles caught to go on anyway", x2_caught),
-    JudgeRule("K3", "contradicts", "a condition the decision wrote narrowed (a conjunct, a branch before)", k3_narrowed),
+    JudgeRule(
+        "K3", "contradicts", "a condition the decision wrote narrowed (a conjunct, a branch before)", k3_narrowed
+    ),
     JudgeRule("B1", "contradicts", "a choice the decision made conditional applied regardless", b1_bypassed),
     JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
     JudgeRule("L2", "related", "test code the decision added undone", l2_tests),
