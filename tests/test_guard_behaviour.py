@@ -135,3 +135,25 @@ def test_a_new_branch_before_the_decisions_condition_is_k3() -> None:
     assert j.label == "contradicts" and "K3" in ids(j), j
     after = new + "    elif origin is None:\n        headers['allow'] = 'null'\n"
     assert "K3" not in ids(run(diff("app/cors.py", new, after), dec))
+
+
+ENV_OLD = "def make(loader):\n    return Environment(loader=loader)\n"
+ENV_DEC = "def make(loader):\n    return Environment(loader=loader, autoescape=select_autoescape())\n"
+
+
+def test_a_keyword_the_decision_added_passed_as_false_in_a_new_call_is_w2() -> None:
+    dec = info({"app/env.py": patch(ENV_OLD, ENV_DEC)}, quote="Escape templates by default.")
+    off = ENV_DEC + "\n\ndef plain(loader):\n    return Environment(loader=loader, autoescape=False)\n"
+    j = run(diff("app/env.py", ENV_DEC, off), dec)
+    assert j.label == "contradicts" and "W2" in ids(j), j
+    # passing it on keeps the decision's default where it is chosen
+    passed = (
+        ENV_DEC + "\n\ndef custom(loader, autoescape):\n    return Environment(loader=loader, autoescape=autoescape)\n"
+    )
+    assert "W2" not in ids(run(diff("app/env.py", ENV_DEC, passed), dec))
+    # another keyword of the same call set off is not the decision's
+    other = (
+        ENV_DEC
+        + "\n\ndef strict(loader):\n    return Environment(loader=loader, autoescape=select_autoescape(), cache=None)\n"
+    )
+    assert "W2" not in ids(run(diff("app/env.py", ENV_DEC, other), dec))

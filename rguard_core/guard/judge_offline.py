@@ -50,7 +50,7 @@ from .judge_case import (
     total_weight,
 )
 from .judge_lines import a1_withdrawn, a2_text, f1_flip, g1_unguarded, n1_negated, only, rev1, rev2, rev3
-from .limits import k1_bypassed, k2_conditional, w1_disabled
+from .limits import k1_bypassed, k2_conditional, w1_disabled, w2_switched_off
 from .model import DecisionInfo, Judgement, Label
 from .paraphrase import c1_rejected, e1_eager
 from .rejected import x1_rejected
@@ -178,6 +178,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("C1", "contradicts", "what the decision's words allow, the diff rejects", c1_rejected),
     JudgeRule("X1", "contradicts", "code the decision's words reject or removed, written again", x1_rejected),
     JudgeRule("W1", "contradicts", "a limit the decision set (timeout, retries, max ...) switched off", w1_disabled),
+    JudgeRule("W2", "contradicts", "a keyword the decision added to a call, passed as False/None", w2_switched_off),
     JudgeRule("K1", "contradicts", "a call the decision gave a limit keyword, written again without it", k1_bypassed),
     JudgeRule("K2", "contradicts", "a check the decision wrote put under a new condition", k2_conditional),
     JudgeRule("T1", "contradicts", "a swap the decision's words name turned back in new code", t1_swapped_back),

@@ -7,6 +7,10 @@ K1  a limit bypassed: its words speak of a limit, its change added a keyword arg
 W1  a limit disabled: the decision's words speak of a limit (timeout, retry, max, size, expiry, check...),
     its change bound a name carrying that word (``timeout=30``, ``max_retries = 3``), and the diff binds that
     name to a value that switches it off (None, 0, False, -1, infinity)
+W2  a keyword switched off: the decision's change added a keyword argument to a call (``Environment(loader=l,
+    autoescape=select_autoescape())``: one the call did not have), and the diff adds a new call to the same
+    function, in a file the change touched, passing that keyword as False or None; no words needed, the
+    keyword is what the change added
 K2  a check made skippable: the decision's words speak of a limit or a check, its change wrote a checking
     line (a raise/throw/assert, or a call named check/validate/verify/ensure/enforce/limit/guard/require), and
     the diff re-indents that very line under a condition it adds
@@ -243,6 +247,68 @@ def k2_conditional(case: Case) -> Evidence | None:
         0.6,
         f"the diff puts the decision's check `{s.line}` under a new condition (`{s.condition}` in {s.path}), so it "
         f"can be skipped",
+        share,
+        True,
+    )
+
+
+_KEYWORD_VALUE = re.compile(r"(?<![\w.=])([A-Za-z_]\w*)\s*=(?!=)\s*([^,)\n]+)")
+_OFF = frozenset(("False", "false", "None", "null", "nil", "undefined"))
+
+
+@dataclass(frozen=True)
+class SwitchedOff:
+    callee: str
+    keyword: str
+    decided: str  # the decision's call, first line
+    line: str
+    path: str
+
+
+def switched_off_keywords(case: Case) -> list[SwitchedOff]:
+    """W2: new calls passing False/None for a keyword the decision's change added to calls of that function."""
+    out: list[SwitchedOff] = []
+    for path, cs in case.diff_sets.items():
+        patch = case.info.patches.get(path)
+        if patch is None or cs.test or cs.kind == "prose":
+            continue
+        added, removed, _ = decision_code_lines(patch, path)
+        before = {(c, k) for c, args, _ in _calls(removed) for k in _KEYWORD.findall(args)}
+        decided = {
+            (c, k): first
+            for c, args, first in _calls(added)
+            for k, v in _KEYWORD_VALUE.findall(args)
+            if (c, k) not in before and c not in _NOT_CALLS and v.strip() not in _OFF and not _DISABLED.match(v.strip())
+        }
+        if not decided:
+            continue
+        old_calls = {(c, args) for c, args, _ in _calls(cs.removed_lines)}
+        for _, add in cs.blocks:
+            for c, args, first in _calls(add):
+                if (c, args) in old_calls:
+                    continue
+                out += [
+                    SwitchedOff(c, k, decided[(c, k)], first, path)
+                    for k, v in _KEYWORD_VALUE.findall(args)
+                    if (c, k) in decided and v.strip() in _OFF
+                ]
+    return out
+
+
+def w2_switched_off(case: Case) -> Evidence | None:
+    """W2: a keyword the decision added to a call, passed as False/None by a new call to that function."""
+    if case.remote:
+        return None
+    found = switched_off_keywords(case)
+    if not found:
+        return None
+    x = found[0]
+    share = sum(weight(t) for y in found for t in tokens(y.line)) / case.total_w
+    return Evidence(
+        "W2",
+        0.65,
+        f"the diff calls `{x.callee}` with `{x.keyword}` off (`{x.line}` in {x.path}); the decision's change added "
+        f"it (`{x.decided}`)",
         share,
         True,
     )
