@@ -157,3 +157,28 @@ def test_a_keyword_the_decision_added_passed_as_false_in_a_new_call_is_w2() -> N
         + "\n\ndef strict(loader):\n    return Environment(loader=loader, autoescape=select_autoescape(), cache=None)\n"
     )
     assert "W2" not in ids(run(diff("app/env.py", ENV_DEC, other), dec))
+
+
+SEND_COOKIE_OLD = "def send(scope, headers):\n    if scope['session']:\n        headers.append(cookie(scope))\n"
+SEND_COOKIE_DEC = "def send(scope, headers):\n    session = scope['session']\n    if session.modified and session:\n        headers.append(cookie(session))\n"
+
+
+def test_a_restriction_the_decision_added_put_in_an_or_is_k4() -> None:
+    dec = info({"app/s.py": patch(SEND_COOKIE_OLD, SEND_COOKIE_DEC)}, quote="Only send the cookie when it changed.")
+    rolling = SEND_COOKIE_DEC.replace(
+        "    if session.modified and session:\n",
+        "    rolling = bool(max_age) and not was_empty\n    if session and (session.modified or rolling):\n",
+    )
+    j = run(diff("app/s.py", SEND_COOKIE_DEC, rolling), dec)
+    assert j.label == "contradicts" and "K4" in ids(j), j
+    # the alternative only under a new flag that is off: an opt-in
+    opt_in = SEND_COOKIE_DEC.replace("def send(scope, headers):", "def send(scope, headers, refresh=False):").replace(
+        "    if session.modified and session:\n",
+        "    if session and (session.modified or (refresh and session.accessed)):\n",
+    )
+    assert "K4" not in ids(run(diff("app/s.py", SEND_COOKIE_DEC, opt_in), dec))
+    # before a guard, an alternative makes it stricter
+    guard_dec = SEND_COOKIE_DEC.replace("        headers.append(cookie(session))\n", "        return None\n")
+    stricter = guard_dec.replace("if session.modified and session:", "if session and (session.modified or expired):")
+    guard = info({"app/s.py": patch(SEND_COOKIE_OLD, guard_dec)}, quote="Only send the cookie when it changed.")
+    assert "K4" not in ids(run(diff("app/s.py", guard_dec, stricter), guard))

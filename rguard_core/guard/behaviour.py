@@ -67,7 +67,7 @@ class Gated:
     path: str
 
 
-def _new_flags(cs: ChangeSet) -> dict[str, str]:
+def new_flags(cs: ChangeSet) -> dict[str, str]:
     """Names the diff binds to a falsy value that its removed lines did not bind."""
     removed = " ".join(cs.removed_lines)
     out: dict[str, str] = {}
@@ -79,7 +79,7 @@ def _new_flags(cs: ChangeSet) -> dict[str, str]:
     return out
 
 
-def _gates(text: str, flag: str) -> bool:
+def gates(text: str, flag: str) -> bool:
     """Does ``text`` make what follows depend on ``flag`` being true (``flag and``, ``and flag``, ``&&``)?"""
     name = r"(?:(?:self|this)\.)?" + re.escape(flag)
     if re.search(r"(?<![\w.!])(?<!not )" + name + r"\s*(?:and|&&)\b", text):
@@ -94,7 +94,7 @@ def gated_off(case: Case) -> list[Gated]:
         patch = case.info.patches.get(path)
         if patch is None or not code_file(cs):
             continue
-        flags = _new_flags(cs)
+        flags = new_flags(cs)
         if not flags:
             continue
         mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
@@ -104,7 +104,7 @@ def gated_off(case: Case) -> list[Gated]:
                 continue
             text = " ".join(" ".join(x.split()) for x in added)
             for flag, binding in flags.items():
-                if not _gates(text, flag):
+                if not gates(text, flag):
                     continue
                 kept = [r for r in gone if _only_gated(r, text, flag)]
                 if kept:
@@ -148,7 +148,7 @@ def _wrapped(cs: ChangeSet, mine: list[str], flags: dict[str, str], path: str) -
             m = _IF.match(x) if k == "+" else None
             if m:
                 cond = next(
-                    ((f, x.strip(), indent_of(x)) for f in flags if _gates(m.group(1) + " and", f)),
+                    ((f, x.strip(), indent_of(x)) for f in flags if gates(m.group(1) + " and", f)),
                     None,
                 )
                 continue

@@ -4,16 +4,24 @@ K3  a condition narrowed: a condition line the decision's change wrote (``if C:`
     since) gets a conjunct (``if C and X:``) or a new branch before it that turns it into ``elif C:``, so what
     the decision made happen under C now happens in fewer cases (a guard that skips, an origin echoed).
     ``or`` (a stricter guard, a wider feature) is not narrowing.
+K4  a restriction relaxed: the decision's change edited a condition by adding a conjunct of its own
+    (``if scope["session"]:`` became ``if session.modified and session:``), and the diff puts that conjunct in an
+    ``or`` with something else (``session and (session.modified or refresh_expiry)``), before a line that acts
+    (not a raise/return/continue guard, where ``or`` is stricter). An alternative gated by a new flag that is off
+    (``or (self.refresh_each_request and ...)``) is an opt-in, not a relaxation.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .behaviour import code_file, is_decision_line, share_of
+from .behaviour import code_file, gates, is_decision_line, new_flags, share_of
+from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
 from .rejected import decision_code_lines
+from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens
 
 NARROW_SCORE = 0.6
 _COND = re.compile(r"^\s*(?:\}\s*)?(if|elif|else if|while)\b\s*(.+?)\s*[:{]\s*$")
@@ -95,5 +103,125 @@ def k3_narrowed(case: Case) -> Evidence | None:
         f"the diff {how} the decision's `{n.decided}` (`{n.line}` in {n.path}), so what it decided happens in "
         f"fewer cases",
         share_of(case, [x.line for x in found]),
+        True,
+    )
+
+
+# --- K4 ------------------------------------------------------------------------------------------------
+
+RELAX_SCORE = 0.6
+_EXIT = re.compile(r"^\s*(?:raise|return|continue|break|throw)\b")
+
+
+@dataclass(frozen=True)
+class Relaxed:
+    conjunct: str
+    decided: str
+    line: str
+    path: str
+
+
+def _conjuncts(cond: str) -> list[str]:
+    """Top-level ``and``/``&&`` parts of a condition (parentheses respected)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(cond):
+        ch = cond[i]
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        for op in (" and ", " && "):
+            if depth == 0 and cond.startswith(op, i):
+                parts.append(cond[start:i].strip())
+                start = i + len(op)
+                i += len(op) - 1
+                break
+        i += 1
+    parts.append(cond[start:].strip())
+    return [p for p in parts if p]
+
+
+@lru_cache(maxsize=4096)
+def decision_restrictions(patch: str, path: str) -> tuple[tuple[str, str], ...]:
+    """(conjunct, line): conjuncts of a condition the decision's change wrote that carry a token none of the
+    lines it took out of that hunk had: a restriction it added (``session.modified`` in ``if session.modified
+    and session:``, where the old line read ``if scope["session"]:``). Only in hunks that took lines out: a
+    condition written into new code restricts nothing that was there."""
+    kind = file_kind(path)
+    out: list[tuple[str, str]] = []
+    for h in patch_hunks(patch):
+        lines = code_lines(h, kind)
+        had = {t for k, x in lines if k == "-" for t in tokens(x)}
+        if not had:
+            continue
+        for k, x in lines:
+            cond = _condition(x) if k == "+" else None
+            parts = _conjuncts(cond[1]) if cond else []
+            if len(parts) >= 2:
+                out += [(p, x.strip()) for p in parts if any(is_specific(t) and t not in had for t in tokens(p))]
+    return tuple(out)
+
+
+def _next_line(cs: ChangeSet, line: str) -> str:
+    """The line that follows ``line`` on the diff's new side (what the condition guards)."""
+    for h in cs.hunks:
+        new_side = [x for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith("#")]
+        for i, x in enumerate(new_side[:-1]):
+            if x.strip() == line.strip():
+                return new_side[i + 1]
+    return ""
+
+
+def relaxed(case: Case) -> list[Relaxed]:
+    """K4: conjuncts the decision added to a condition, put in an ``or`` by the diff before a line that acts."""
+    out: list[Relaxed] = []
+    for path, cs in case.diff_sets.items():
+        patch = case.info.patches.get(path)
+        if patch is None or not code_file(cs):
+            continue
+        mine = decision_restrictions(patch, path)
+        if not mine:
+            continue
+        flags = new_flags(cs)
+        for removed, added in cs.blocks:
+            for r in removed:
+                old = _condition(r)
+                if old is None or not is_decision_line(r, [line for _, line in mine]):
+                    continue
+                for a in added:
+                    new = _condition(a)
+                    if new is None or _EXIT.match(_next_line(cs, a)):
+                        continue
+                    for c, line in mine:
+                        alt = _alternative(c, new[1]) if c in _conjuncts(old[1]) else None
+                        if alt is not None and not any(gates(alt + " and", f) for f in flags):
+                            out.append(Relaxed(c, line, a.strip(), path))
+    return out
+
+
+def _alternative(conjunct: str, cond: str) -> str | None:
+    """What ``cond`` puts in an ``or`` with ``conjunct`` (``(c or X)``, ``X or c``), or None."""
+    c = re.escape(conjunct)
+    for pattern in (
+        c + r"\s+(?:or|\|\|)\s+([^()]+?|\([^()]*\))\s*(?:\)|$)",
+        r"([^()]+?|\([^()]*\))\s+(?:or|\|\|)\s+" + c + r"(?![\w.])",
+    ):
+        m = re.search(pattern, cond)
+        if m:
+            return m.group(1).strip()
+    return None
+
+
+def k4_relaxed(case: Case) -> Evidence | None:
+    """K4: a restriction the decision added to a condition put in an ``or`` with something else."""
+    if case.remote:
+        return None
+    found = relaxed(case)
+    if not found:
+        return None
+    x = found[0]
+    return Evidence(
+        "K4",
+        RELAX_SCORE,
+        f"the diff lets `{x.conjunct}`, which the decision added to `{x.decided}`, be bypassed (`{x.line}` in "
+        f"{x.path}), so what it restricted happens in more cases",
+        share_of(case, [y.line for y in found]),
         True,
     )

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .behaviour import b1_bypassed, g2_gated
-from .conditions import k3_narrowed
+from .conditions import k3_narrowed, k4_relaxed
 from .decisive import DecisionLine, LineEdit, decisive_edits
 from .diffparse import patch_hunks
 from .handlers import x2_caught
@@ -187,6 +187,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule(
         "K3", "contradicts", "a condition the decision wrote narrowed (a conjunct, a branch before)", k3_narrowed
     ),
+    JudgeRule("K4", "contradicts", "a restriction the decision added to a condition put in an or", k4_relaxed),
     JudgeRule("B1", "contradicts", "a choice the decision made conditional applied regardless", b1_bypassed),
     JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
     JudgeRule("L2", "related", "test code the decision added undone", l2_tests),
