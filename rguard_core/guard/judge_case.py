@@ -108,6 +108,7 @@ class Evidence:
     decision_share: float | None = None  # what it found over the decision's own code change in these files
     literal: bool = False  # a literal or number is among what it found
     retune: bool = False  # only numbers the decision wrote, replaced by other numbers (S5)
+    stricter: bool = False  # only patterns the decision wrote, replaced by patterns that accept less (S6)
 
 
 @dataclass

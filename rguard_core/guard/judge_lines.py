@@ -7,7 +7,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .decisive import Negation, UnguardedCopy, decisive_prose, negations, quote_words, status_change, unguarded_copies
+from .decisive import (
+    LineEdit,
+    Negation,
+    UnguardedCopy,
+    decisive_prose,
+    negations,
+    quote_words,
+    status_change,
+    unguarded_copies,
+)
 from .diffparse import patch_hunks
 from .judge_bag import bag, rare
 from .judge_case import (
@@ -22,8 +31,9 @@ from .judge_case import (
     words_name,
 )
 from .model import DecisionInfo
+from .patterns import looks_like_pattern, narrows
 from .revert import LineUndo, line_edits, revert_of, undone_edits
-from .tokens import ChangeSet, bare, is_specific, tokens, weight
+from .tokens import ChangeSet, bare, is_specific, literal_body, tokens, weight
 
 DECISIVE_MIN = 2.0  # weight of decision tokens a rewrite takes out or puts back at the decision's cuts
 DECISIVE_COVERAGE = 0.1
@@ -151,7 +161,29 @@ def _decisive(case: Case) -> Evidence | None:
         w / case.decision_w,
         any(is_literal(t) for t in taken + back),
         retune,
+        rule == "D1" and not hit and made_stricter(edits),
     )
+
+
+def made_stricter(edits: list[LineEdit]) -> bool:
+    """Every decision token the diff takes is a regular expression it replaces with one that accepts nothing
+    the old one refused (patterns.narrows): a validation tightened, not undone."""
+    pairs = 0
+    for e in edits:
+        took = [t for t in e.taken if is_specific(t)]
+        if not took:
+            continue
+        put = [t for t in e.replaced_by if literal_body(t) is not None]
+        if e.put_back or e.inserted or len(took) != 1 or len(put) != 1:
+            return False
+        old, new = literal_body(took[0]), literal_body(put[0])
+        if old is None or new is None or not looks_like_pattern(old):
+            return False
+        flags = re.IGNORECASE if re.search(r"IGNORECASE|\bre\.I\b", e.after or "") else 0
+        if narrows(old, new, flags) is not True:
+            return False
+        pairs += 1
+    return pairs > 0
 
 
 def only(rule: str) -> Detector:

@@ -201,6 +201,7 @@ FOCUS_MIN = 0.15
 FOCUS_NAMED = 0.1  # the decision's own words name what the diff changes
 FOCUS_RULE = "S3"  # S4 (decision share) is reported under the same id's sentence
 RETUNE_RULE = "S5"
+STRICTER_RULE = "S6"
 # ...and of the decision: a few lines of a change that rewrote a whole module are not what it decided
 DECISION_SHARE_MIN = 0.05
 STANDING_RULE = "S1"  # a decision that no longer stands is at most related
@@ -212,7 +213,7 @@ def focused(e: Evidence) -> bool:
     """A real part of the diff (S3), and a real part of what the decision's change did (S4) unless the diff
     is nearly all that one literal put back or taken out (a pinpoint edit of a value the decision set); and
     not a value the decision set tuned to another one its words do not name (S5)."""
-    if e.retune:
+    if e.retune or e.stricter:
         return False
     pinpoint = e.literal and e.share is not None and e.share >= PINPOINT_COVERAGE
     return (e.share is None or e.share >= (FOCUS_NAMED if e.named else FOCUS_MIN)) and (
@@ -248,6 +249,8 @@ def policy(found: list[Evidence], standing: bool) -> Judgement:
         )
         if all(e.retune for e in unfocused):
             why = "numbers the decision set, set to other numbers its words do not name: a retune, not an undo"
+        elif all(e.stricter for e in unfocused):
+            why = "a pattern the decision wrote, made stricter (it accepts nothing the old one refused): not an undo"
         reason = "; ".join(dict.fromkeys(e.why for e in unfocused)) + f"; {why}"
         score = min(RELATED_MAX, max([e.score for e in related] + [0.3]))
         return Judgement(
@@ -256,7 +259,14 @@ def policy(found: list[Evidence], standing: bool) -> Judgement:
             reason,
             (
                 *((e.rule, e.why) for e in unfocused),
-                (RETUNE_RULE if all(e.retune for e in unfocused) else FOCUS_RULE, why),
+                (
+                    RETUNE_RULE
+                    if all(e.retune for e in unfocused)
+                    else STRICTER_RULE
+                    if all(e.stricter for e in unfocused)
+                    else FOCUS_RULE,
+                    why,
+                ),
             ),
         )
     if related:
