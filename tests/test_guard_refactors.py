@@ -50,3 +50,46 @@ def test_a_new_helpers_keyword_defaulting_to_none_does_not_switch_a_limit_off() 
     assert "W1" not in ids(run(diff("app/m.py", new, helper), dec))
     off = new.replace("max_age: int = 1209600", "max_age: int | None = None")
     assert "W1" in ids(run(diff("app/m.py", new, off), dec))
+
+
+LOOKUP_OLD = "def lookup(path):\n    for d in dirs:\n        yield d\n"
+LOOKUP_DEC = 'def lookup(path):\n    if path.startswith(("/", "\\\\")):\n        return None\n    for d in dirs:\n        yield d\n'
+
+
+def test_a_guard_the_decision_added_extended_in_place_is_no_revert() -> None:
+    dec = info({"app/f.py": patch(LOOKUP_OLD, LOOKUP_DEC)}, quote="Reject absolute paths.")
+    stricter = LOOKUP_DEC.replace(
+        'if path.startswith(("/", "\\\\")):', 'if path.startswith(("/", "\\\\")) or drive(path):'
+    )
+    j = run(diff("app/f.py", LOOKUP_DEC, stricter), dec)
+    assert j.label != "contradicts", j
+    # deleted, it is the decision's revert
+    assert "REV1" in ids(run(diff("app/f.py", LOOKUP_DEC, LOOKUP_OLD), dec))
+
+
+def test_code_the_decision_replaced_moved_into_a_helper_is_no_revert() -> None:
+    old = "def send(self, code, body, populate):\n    if body is not None and populate:\n        self.length(body)\n"
+    new = (
+        "def send(self, code, body, populate):\n    if (\n        body is not None\n        and populate\n"
+        "        and not (code < 200 or code in (204, 304))\n    ):\n        self.length(body)\n"
+    )
+    dec = info({"app/r.py": patch(old, new)}, quote="No content length on 1xx, 204 and 304.")
+    helper = (
+        "def _no_body(code):\n    return code < 200 or code in (204, 304)\n\n\n"
+        "def send(self, code, body, populate):\n    if body is not None and populate and not _no_body(code):\n"
+        "        self.length(body)\n"
+    )
+    assert run(diff("app/r.py", new, helper), dec).label != "contradicts"
+    assert "REV1" in ids(run(diff("app/r.py", new, old), dec))
+
+
+def test_a_bare_value_the_words_put_on_the_losing_side_is_written_back_when_the_winner_goes() -> None:
+    old = "def deny(url):\n    return Redirect(url)\n"
+    new = "def deny(url):\n    return Redirect(url, status_code=303)\n"
+    dec = info({"app/auth.py": patch(old, new)}, quote="Redirect with 303 status_code instead of 307.")
+    helper = "def _go(url):\n    return Redirect(url, status_code=307)\n\n\ndef deny(url):\n    return _go(url)\n"
+    j = run(diff("app/auth.py", new, helper), dec)
+    assert j.label == "contradicts" and "X1" in ids(j), j
+    # 307 elsewhere, with the decision's 303 kept, is not the swap
+    beside = new + "\n\ndef moved(url):\n    return Redirect(url, status_code=307)\n"
+    assert "X1" not in ids(run(diff("app/auth.py", new, beside), dec))

@@ -225,3 +225,15 @@ def k4_relaxed(case: Case) -> Evidence | None:
         share_of(case, [y.line for y in found]),
         True,
     )
+
+
+def widens_guard(cs: ChangeSet, before: str, after: str) -> bool:
+    """``after`` is the guard condition ``before`` with an alternative added (``C or X``), guarding an exit
+    (raise/return/continue/break): the guard made stricter, which keeps what the decision refused refused."""
+    old, new = _condition(before), _condition(after)
+    if old is None or new is None or old[0] != new[0]:
+        return False
+    widened = any(
+        new[1].startswith(a + op) or new[1].endswith(op + a) for a in (old[1], f"({old[1]})") for op in (" or ", " || ")
+    )
+    return widened and bool(_EXIT.match(_next_line(cs, after)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from .conditions import widens_guard
 from .decisive import (
     LineEdit,
     Negation,
@@ -110,7 +111,13 @@ def decisive(case: Case) -> Evidence | None:
 
 
 def _decisive(case: Case) -> Evidence | None:
-    edits, vocab = case.edits, case.vocab
+    vocab = case.vocab
+    # a guard the decision wrote, given one more way to refuse (`C` -> `C or X` before a return): stricter
+    edits = [
+        e
+        for e in case.edits
+        if not (e.after and e.path in case.diff_sets and widens_guard(case.diff_sets[e.path], e.before, e.after))
+    ]
     toks = [t for e in edits for t in e.tokens]
     if not toks or not any(is_specific(t) for t in toks):
         return None

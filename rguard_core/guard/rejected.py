@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from .diffparse import patch_hunks
 from .judge_case import PATCH_CACHE, Case, Evidence, code_like
-from .tokens import ChangeSet, code_lines, file_kind, tokens, weight
+from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens, weight
 
 # a polarity phrase, and what it puts on the losing side (up to the next clause boundary)
 _LOSING = re.compile(
@@ -163,10 +163,12 @@ def brought_back(case: Case) -> list[Brought]:
         if patch is None or cs.test or cs.kind == "prose":
             continue
         mine = decision_code_lines(patch, path)
+        words = decision_words(case)
         for lose in wanted:
             for c in lose.code:
                 want = _phrase_tokens(c)
-                if not want or _chosen_or_kept(want, mine, c in lose.weak):
+                weak = c in lose.weak and not _winner_taken(c, words, mine, cs)
+                if not want or _chosen_or_kept(want, mine, weak):
                     continue
                 added = [x for x in cs.added_lines if not _LOG_CALL.match(x)]  # a log line's words are a message
                 if _count(added, want) <= _count(cs.removed_lines, want):
@@ -174,6 +176,20 @@ def brought_back(case: Case) -> list[Brought]:
                 line = next(x for x in added if _holds(x, want))
                 out.append(Brought(c, line.strip(), path, lose.phrase, _block_weight(cs, line)))
     return out
+
+
+def _winner_taken(loser: str, words: str, mine: tuple[list[str], list[str], list[str]], cs: ChangeSet) -> bool:
+    """The diff takes out, in this file, a value of the same kind that the decision's words name and its change
+    wrote (``303`` of "303 status_code instead of 307"), so a bare loser (``307``) written now is a swap back,
+    even where the change never had the loser in code (it was an implicit default)."""
+    number = loser.isdigit()
+    added, removed, _ = mine
+    for t in dict.fromkeys(re.findall(r"[A-Za-z_]\w*|\d+", words)):
+        if t == loser or t.isdigit() != number or not is_specific(t):
+            continue
+        if _count(added, [t]) > _count(removed, [t]) and cs.removed[t] > 0 and cs.added[t] == 0:
+            return True
+    return False
 
 
 def _block_weight(cs: ChangeSet, line: str) -> float:

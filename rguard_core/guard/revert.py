@@ -96,8 +96,10 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
         changed += sum(d_rem.values()) + sum(d_add.values())
         file_got = 0
         for h in change_hunks(patches[path], path):
-            g_add = _take(d_rem, h.added)
             g_rem = _take(d_add, h.removed)
+            # nothing the change replaced put back: its lines taken out count only where their content leaves
+            # the file, not where the diff writes it again (extended in place, moved into a helper)
+            g_add = _take(d_rem, h.added) if g_rem else _take_gone(d_rem, h.added, cs.added_tokens)
             n = len(h.added) + len(h.removed)
             need += n
             file_got += g_add + g_rem
@@ -152,6 +154,22 @@ def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:
     for x in lines:
         if pool[x] > 0:
             pool[x] -= 1
+            n += 1
+    return n
+
+
+KEPT_MIN = 0.8  # a line whose specific tokens the diff's added lines hold this share of is kept, not gone
+
+
+def _take_gone(pool: Counter[str], lines: tuple[str, ...], written: frozenset[str]) -> int:
+    """As ``_take``, for lines whose specific tokens the diff does not write again (``written``)."""
+    n = 0
+    for x in lines:
+        if pool[x] <= 0:
+            continue
+        pool[x] -= 1
+        own = [t for t in tokens(x) if is_specific(t)]
+        if not own or sum(t in written for t in own) < KEPT_MIN * len(own):
             n += 1
     return n
 
