@@ -93,3 +93,17 @@ def test_a_bare_value_the_words_put_on_the_losing_side_is_written_back_when_the_
     # 307 elsewhere, with the decision's 303 kept, is not the swap
     beside = new + "\n\ndef moved(url):\n    return Redirect(url, status_code=307)\n"
     assert "X1" not in ids(run(diff("app/auth.py", new, beside), dec))
+
+
+def test_a_grant_given_one_more_way_in_is_wider_not_stricter() -> None:
+    from rguard_core.guard.conditions import widens_guard
+    from rguard_core.guard.diffparse import parse_diff
+    from rguard_core.guard.judge_offline import diff_change_sets
+
+    grant = "def ok(user):\n    if user.admin:\n        return True\n    return False\n"
+    refuse = "def ok(user):\n    if user.banned:\n        return None\n    return user\n"
+    for text, stricter in ((grant, False), (refuse, True)):
+        cond = "if user.admin:" if text is grant else "if user.banned:"
+        after = cond[:-1] + " or user.locked:"
+        cs = diff_change_sets(parse_diff(diff("app/u.py", text, text.replace(cond, after))).files)["app/u.py"]
+        assert widens_guard(cs, cond, after) is stricter

@@ -7,7 +7,7 @@ K3  a condition narrowed: a condition line the decision's change wrote (``if C:`
 K4  a restriction relaxed: the decision's change edited a condition by adding a conjunct of its own
     (``if scope["session"]:`` became ``if session.modified and session:``), and the diff puts that conjunct in an
     ``or`` with something else (``session and (session.modified or refresh_expiry)``), before a line that acts
-    (not a raise/return/continue guard, where ``or`` is stricter). An alternative gated by a new flag that is off
+    (not a guard that refuses — raise, continue, break, a return of nothing — where ``or`` is stricter). An alternative gated by a new flag that is off
     (``or (self.refresh_each_request and ...)``) is an opt-in, not a relaxation.
 """
 
@@ -110,7 +110,16 @@ def k3_narrowed(case: Case) -> Evidence | None:
 # --- K4 ------------------------------------------------------------------------------------------------
 
 RELAX_SCORE = 0.6
-_EXIT = re.compile(r"^\s*(?:raise|return|continue|break|throw)\b")
+# a line that refuses: an error, a skip, or a return of nothing (``return``, ``return None``, ``return "", None``);
+# ``return True`` grants, and one more way to grant is no stricter guard
+_FALSY_VALUE = r"(?:None|null|undefined|False|false|0|\"\"|''|\[\]|\{\}|\(\))"
+_EXIT = re.compile(
+    r"^\s*(?:raise|throw|continue|break)\b|^\s*return\s*(?:"
+    + _FALSY_VALUE
+    + r"(?:\s*,\s*"
+    + _FALSY_VALUE
+    + r")*)?\s*;?\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -228,8 +237,9 @@ def k4_relaxed(case: Case) -> Evidence | None:
 
 
 def widens_guard(cs: ChangeSet, before: str, after: str) -> bool:
-    """``after`` is the guard condition ``before`` with an alternative added (``C or X``), guarding an exit
-    (raise/return/continue/break): the guard made stricter, which keeps what the decision refused refused."""
+    """``after`` is the guard condition ``before`` with an alternative added (``C or X``), guarding a refusal
+    (raise, continue, break, a return of nothing): the guard made stricter, which keeps what the decision
+    refused refused. A guard that grants (``return True``) given one more way in is wider, not stricter."""
     old, new = _condition(before), _condition(after)
     if old is None or new is None or old[0] != new[0]:
         return False
