@@ -107,3 +107,22 @@ def test_a_grant_given_one_more_way_in_is_wider_not_stricter() -> None:
         after = cond[:-1] + " or user.locked:"
         cs = diff_change_sets(parse_diff(diff("app/u.py", text, text.replace(cond, after))).files)["app/u.py"]
         assert widens_guard(cs, cond, after) is stricter
+
+
+DISPATCH_OLD = "def dispatch(self, name):\n    handler = getattr(self, name, self.not_allowed)\n    return handler()\n"
+DISPATCH_DEC = (
+    "def dispatch(self, name):\n    if name in self.allowed:\n        handler = getattr(self, name)\n"
+    "    else:\n        handler = self.not_allowed\n    return handler()\n"
+)
+
+
+def test_a_line_the_decision_took_out_written_again_is_rev4() -> None:
+    dec = info({"app/ep.py": patch(DISPATCH_OLD, DISPATCH_DEC)}, quote="Only dispatch allowed verbs.")
+    back = DISPATCH_DEC.replace(
+        "        handler = self.not_allowed\n", "        handler = getattr(self, name, self.not_allowed)\n"
+    )
+    j = run(diff("app/ep.py", DISPATCH_DEC, back), dec)
+    assert j.label == "contradicts" and "REV4" in ids(j), j
+    # what a line the decision wrote says too is no old line
+    again = DISPATCH_DEC.replace("        handler = self.not_allowed\n", "        handler = getattr(self, name)\n")
+    assert "REV4" not in ids(run(diff("app/ep.py", DISPATCH_DEC, again), dec))

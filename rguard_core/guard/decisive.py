@@ -176,12 +176,19 @@ def decisive_edits(
                 t for t in edit.taken if diff.removed[t] > 0 and t not in diff.added_tokens and t not in local
             ]
             edit.put_back = [t for t in edit.put_back if diff.added[t] > 0 and t not in diff.defined]
+            if edit.after and _calls_helper(edit.after, diff.defined):
+                # the line now hands its work to a helper the diff defines: what it passes is the helper's input
+                edit.put_back, edit.inserted = [], []
             edit.inserted = [t for t in edit.inserted if diff.added[t] > 0]
             edit.replaced_by = [t for t in edit.replaced_by if diff.added[t] > 0] if edit.taken else []
             edit.exit_removed = edit.exit_removed and bool(edit.taken)
             if edit.tokens:
                 out.append(edit)
     return out
+
+
+def _calls_helper(line: str, defined: frozenset[str]) -> bool:
+    return any(re.search(r"(?<![\w])" + re.escape(name) + r"\s*\(", line) for name in defined)
 
 
 def _index(lines: dict[str, DecisionLine]) -> dict[str, list[str]]:

@@ -54,6 +54,7 @@ from .limits import k1_bypassed, k2_conditional, w1_disabled, w2_switched_off
 from .model import DecisionInfo, Judgement, Label
 from .paraphrase import c1_rejected, e1_eager
 from .rejected import x1_rejected
+from .restored import rev4_restored
 from .swaps import t1_swapped_back
 from .tokens import ChangeSet
 
@@ -163,6 +164,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("REV1", "contradicts", "exact revert of the decision's change (line by line)", rev1),
     JudgeRule("REV2", "contradicts", "partial revert: hunks of the decision's change put back", rev2),
     JudgeRule("REV3", "contradicts", "a line edit of the decision turned back (lines since retouched)", rev3),
+    JudgeRule("REV4", "contradicts", "a line the decision's change took out, written again", rev4_restored),
     JudgeRule("U1", "contradicts", "broad undo: most of the diff's net tokens reverse the change", u1_broad),
     JudgeRule("U2", "contradicts", "pinpoint undo: a small edit that is almost all reversal", u2_pinpoint),
     JudgeRule("D1", "contradicts", "decision-own tokens taken out of its lines", only("D1")),
