@@ -182,3 +182,36 @@ def test_a_restriction_the_decision_added_put_in_an_or_is_k4() -> None:
     stricter = guard_dec.replace("if session.modified and session:", "if session and (session.modified or expired):")
     guard = info({"app/s.py": patch(SEND_COOKIE_OLD, guard_dec)}, quote="Only send the cookie when it changed.")
     assert "K4" not in ids(run(diff("app/s.py", guard_dec, stricter), guard))
+
+
+NM_OLD = (
+    "def fresh(req, res):\n    try:\n        if res['etag'] in req['if-none-match']:\n            return True\n"
+    "    except KeyError:\n        pass\n    return req.get('since', 0) >= res['modified']\n"
+)
+NM_DEC = (
+    "def fresh(req, res):\n    if tags := req.get('if-none-match'):\n        return res['etag'] in tags.split(',')\n"
+    "    return req.get('since', 0) >= res['modified']\n"
+)
+
+
+def test_a_result_the_decision_returned_at_once_made_not_final_is_f2() -> None:
+    dec = info(
+        {"app/static.py": patch(NM_OLD, NM_DEC)}, quote="Ignore if-modified-since when if-none-match is present."
+    )
+    combined = (
+        "def fresh(req, res):\n    matched = False\n    if tags := req.get('if-none-match'):\n"
+        "        matched = res['etag'] in tags.split(',')\n    return matched or req.get('since', 0) >= res['modified']\n"
+    )
+    j = run(diff("app/static.py", NM_DEC, combined), dec)
+    assert j.label == "contradicts" and "F2" in ids(j), j
+    one_sided = NM_DEC.replace(
+        "        return res['etag'] in tags.split(',')\n",
+        "        if res['etag'] in tags.split(','):\n            return True\n",
+    )
+    assert "F2" in ids(run(diff("app/static.py", NM_DEC, one_sided), dec))
+    # stored, logged, then returned as it is: still final
+    logged = NM_DEC.replace(
+        "        return res['etag'] in tags.split(',')\n",
+        "        hit = res['etag'] in tags.split(',')\n        log.debug('etag %s', hit)\n        return hit\n",
+    )
+    assert "F2" not in ids(run(diff("app/static.py", NM_DEC, logged), dec))

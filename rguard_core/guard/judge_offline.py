@@ -34,6 +34,7 @@ from .behaviour import b1_bypassed, g2_gated
 from .conditions import k3_narrowed, k4_relaxed
 from .decisive import DecisionLine, LineEdit, decisive_edits
 from .diffparse import patch_hunks
+from .exits import f2_not_final
 from .handlers import x2_caught
 from .judge_bag import PINPOINT_COVERAGE, l1_overlap, l2_tests, l3_prose, overlap, u1_broad, u2_pinpoint
 from .judge_case import (
@@ -172,6 +173,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("D3", "contradicts", "a decision line's condition reshaped", only("D3")),
     JudgeRule("D4", "contradicts", "a guard (raise/return/...) the decision wrote removed", only("D4")),
     JudgeRule("F1", "contradicts", "a literal or condition the decision's words name flipped", f1_flip),
+    JudgeRule("F2", "contradicts", "a result the decision returned at once, kept but no longer final", f2_not_final),
     JudgeRule("N1", "contradicts", "a new line saying the opposite of a decision line", n1_negated),
     JudgeRule("G1", "contradicts", "guarded code written again without the guard", g1_unguarded),
     JudgeRule("A1", "contradicts", "the ADR's status withdrawn", a1_withdrawn),

@@ -5,11 +5,13 @@ often writes one line the decision removed into new code around it instead: #328
 getattr(self, handler_name, self.method_not_allowed)`` by an allow-list, and the diff's new ``else`` branch
 reads ``handler = getattr(self, handler_name, self.method_not_allowed)`` again. The line must be like the removed one (token
 sequence), name nothing the removed line did not, and put together names no line the decision wrote holds
-together (``getattr`` with ``method_not_allowed`` as its fallback): what only the old line said.
+together, and write a call of the old line (callee and arguments) that no line the decision wrote has:
+``getattr(self, handler_name, self.method_not_allowed)``, not ``getattr(self, handler_name)``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -29,6 +31,20 @@ class Restored:
     removed: str  # the line the decision's change took out
     line: str  # the diff's line
     path: str
+
+
+def _calls(line: str) -> set[str]:
+    """The calls written on a line, whole (``getattr(self, handler_name, self.method_not_allowed)``), spaces
+    dropped: the old line's call written again with its arguments is what comes back, not its names alone."""
+    out: set[str] = set()
+    for m in re.finditer(r"[A-Za-z_][\w.]*\(", line):
+        depth, j = 1, m.end()
+        while j < len(line) and depth:
+            depth += {"(": 1, ")": -1}.get(line[j], 0)
+            j += 1
+        if not depth:
+            out.add(re.sub(r"\s+", "", line[m.start() : j]))
+    return out
 
 
 def _norm(line: str) -> str:
@@ -65,6 +81,7 @@ def restored_lines(case: Case) -> list[Restored]:
             continue
         added, _, context = decision_code_lines(patch, path)
         written = [{t for t in tokens(x) if is_specific(t)} for x in added]
+        mine_calls = {c for x in added for c in _calls(x)}
         # a line the file still has (the decision's context, the diff's own context) is its idiom, not the old code
         common = {_norm(x) for x in context} | {_norm(x) for h in cs.hunks for k, x in h if k == " "}
         for line in cs.added_lines:
@@ -74,10 +91,11 @@ def restored_lines(case: Case) -> list[Restored]:
             names = {t for t in tokens(line) if is_specific(t)}
             if len(names) < RESTORED_MIN_SPECIFIC or any(names <= w for w in written):
                 continue  # too little to recognise, or what a line the decision wrote says too
+            calls = _calls(line) - mine_calls
             for text, old, specific in gone:
                 if not names <= specific:
                     continue  # the diff's line brings a name of its own: new code, not the old line
-                if _ratio(mine, list(old)) >= RESTORED_MIN:
+                if calls & _calls(text) and _ratio(mine, list(old)) >= RESTORED_MIN:
                     out.append(Restored(text, line.strip(), path))
                     break
     return out
