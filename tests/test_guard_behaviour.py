@@ -215,3 +215,25 @@ def test_a_result_the_decision_returned_at_once_made_not_final_is_f2() -> None:
         "        hit = res['etag'] in tags.split(',')\n        log.debug('etag %s', hit)\n        return hit\n",
     )
     assert "F2" not in ids(run(diff("app/static.py", NM_DEC, logged), dec))
+
+
+GZ_OLD = "class Responder:\n    def start(self, headers):\n        self.skip = False\n"
+GZ_DEC = (
+    'EXCLUDED = ("text/event-stream",)\n\n\nclass Responder:\n    def start(self, headers):\n'
+    '        self.skip = headers.get("content-type", "").startswith(EXCLUDED)\n'
+)
+
+
+def test_the_decisions_value_swapped_for_a_new_setting_that_holds_nothing_is_g3() -> None:
+    dec = info({"app/gz.py": patch(GZ_OLD, GZ_DEC)}, quote="Don't compress server-sent events.")
+    option = GZ_DEC.replace(
+        "class Responder:\n",
+        "class Responder:\n    def __init__(self, excluded: tuple[str, ...] = ()) -> None:\n        self.excluded = excluded\n\n",
+    ).replace(".startswith(EXCLUDED)", ".startswith(self.excluded)")
+    j = run(diff("app/gz.py", GZ_DEC, option), dec)
+    assert j.label == "contradicts" and "G3" in ids(j), j
+    # the decision's value fed into the setting: an opt-in on top of it
+    on_top = option.replace("self.excluded = excluded", "self.excluded = EXCLUDED + tuple(excluded)")
+    assert "G3" not in ids(run(diff("app/gz.py", GZ_DEC, on_top), dec))
+    defaulted = option.replace("excluded: tuple[str, ...] = ()", "excluded: tuple[str, ...] = EXCLUDED")
+    assert "G3" not in ids(run(diff("app/gz.py", GZ_DEC, defaulted), dec))

@@ -23,7 +23,7 @@ from functools import lru_cache
 from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
 from .rejected import decision_code_lines
-from .tokens import ChangeSet, tokens, weight
+from .tokens import ChangeSet, is_specific, tokens, weight
 
 GATE_SCORE = 0.65
 BYPASS_SCORE = 0.6
@@ -38,7 +38,13 @@ _FLAG_BINDING = re.compile(
     r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=\s*" + _FALSY + r"\s*,?\s*(?:#.*)?$"
 )
 # ... or a parameter with such a default, in a signature written on one line
-_FLAG_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\]. |]+)?\s*=\s*" + _FALSY + r"\s*(?=[,)])")
+_FLAG_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=\s*" + _FALSY + r"\s*(?=[,)])")
+# ... and the same with an empty collection: a setting that holds nothing (``excluded_content_types=()``)
+_EMPTY = r"(?:" + _FALSY + r"|\(\)|\[\]|\{\}|(?:set|tuple|frozenset|list|dict)\(\))"
+_EMPTY_BINDING = re.compile(
+    r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=\s*" + _EMPTY + r"\s*,?\s*(?:#.*)?$"
+)
+_EMPTY_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=\s*" + _EMPTY + r"\s*(?=[,)])")
 _IF = re.compile(r"^\s*if\s+(.+):\s*$")
 _ELSE = re.compile(r"^\s*else\s*:\s*$")
 _ASSIGN_CALL = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*\(")
@@ -67,12 +73,14 @@ class Gated:
     path: str
 
 
-def new_flags(cs: ChangeSet) -> dict[str, str]:
-    """Names the diff binds to a falsy value that its removed lines did not bind."""
+def new_flags(cs: ChangeSet, empty: bool = False) -> dict[str, str]:
+    """Names the diff binds to a falsy value (``empty``: or an empty collection) that its removed lines did
+    not bind."""
     removed = " ".join(cs.removed_lines)
+    binding, param = (_EMPTY_BINDING, _EMPTY_PARAM) if empty else (_FLAG_BINDING, _FLAG_PARAM)
     out: dict[str, str] = {}
     for line in cs.added_lines:
-        names = [m.group(1)] if (m := _FLAG_BINDING.match(line)) else _FLAG_PARAM.findall(line)
+        names = [m.group(1)] if (m := binding.match(line)) else param.findall(line)
         for name in names:
             if not re.search(r"(?<![\w])" + re.escape(name) + r"\s*(?::[^=]*)?=", removed):
                 out.setdefault(name, line.strip())
@@ -258,5 +266,69 @@ def b1_bypassed(case: Case) -> Evidence | None:
         f"the decision chose how to compute `{x.branch.name}` by `{x.branch.condition}`; the diff applies "
         f"`{x.call}` to it regardless (`{x.line}` in {x.path})",
         share_of(case, [y.line for y in found]),
+        True,
+    )
+
+
+# --- G3 ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Defaulted:
+    value: str  # what the decision wrote there
+    setting: str
+    binding: str
+    line: str
+    path: str
+
+
+def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
+    """G3: a value the decision wrote, replaced on its line by a new setting that defaults to nothing."""
+    out: list[Defaulted] = []
+    for path, cs in case.diff_sets.items():
+        patch = case.info.patches.get(path)
+        if patch is None or not code_file(cs):
+            continue
+        settings = new_flags(cs, empty=True)
+        if not settings:
+            continue
+        mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
+        wrote = {t for x in mine for t in tokens(x) if is_specific(t)}
+        for removed, added in cs.blocks:
+            for r in removed:
+                if not is_decision_line(r, mine):
+                    continue
+                gone = Counter(tokens(r))
+                for a in added:
+                    now = Counter(tokens(a))
+                    lost = [t for t in gone - now if is_specific(t) and t in wrote]
+                    new = [t for t in now - gone if t in settings]
+                    if len(lost) == 1 and new and sum((gone & now).values()) >= GATE_KEEP * (sum(gone.values()) - 1):
+                        if not _fed(cs, new[0], lost[0]):
+                            out.append(Defaulted(lost[0], new[0], settings[new[0]], a.strip(), path))
+    return out
+
+
+def _fed(cs: ChangeSet, setting: str, value: str) -> bool:
+    """Does the diff bind the setting to the decision's value somewhere (``self.x = DEFAULT + tuple(x)``, a
+    parameter defaulting to it)? Then the value still flows there: an opt-in on top of the decision."""
+    bound = re.compile(r"(?<![\w])" + re.escape(setting) + r"\b[^=\n]*=(?!=)[^\n]*(?<![\w])" + re.escape(value) + r"\b")
+    return any(bound.search(x) for x in cs.added_lines)
+
+
+def g3_defaulted(case: Case) -> Evidence | None:
+    """G3: the decision's value swapped, where it is used, for a new setting whose default is empty or off."""
+    if case.remote:
+        return None
+    found = replaced_by_empty_setting(case)
+    if not found:
+        return None
+    d = found[0]
+    return Evidence(
+        "G3",
+        GATE_SCORE,
+        f"the diff uses `{d.setting}` where the decision wrote `{d.value}` (`{d.line}` in {d.path}); `{d.setting}` "
+        f"is new and holds nothing by default (`{d.binding}`)",
+        share_of(case, [d.binding, d.line]),
         True,
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .behaviour import b1_bypassed, g2_gated
+from .behaviour import b1_bypassed, g2_gated, g3_defaulted
 from .conditions import k3_narrowed, k4_relaxed
 from .decisive import DecisionLine, LineEdit, decisive_edits
 from .diffparse import patch_hunks
@@ -187,6 +187,7 @@ RULES: tuple[JudgeRule, ...] = (
     JudgeRule("K2", "contradicts", "a check the decision wrote put under a new condition", k2_conditional),
     JudgeRule("T1", "contradicts", "a swap the decision's words name turned back in new code", t1_swapped_back),
     JudgeRule("G2", "contradicts", "the decision's line made to depend on a new flag that is off", g2_gated),
+    JudgeRule("G3", "contradicts", "the decision's value swapped for a new setting that holds nothing", g3_defaulted),
     JudgeRule("X2", "contradicts", "the failure the decision handles caught to go on anyway", x2_caught),
     JudgeRule(
         "K3", "contradicts", "a condition the decision wrote narrowed (a conjunct, a branch before)", k3_narrowed
