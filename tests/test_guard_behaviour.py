@@ -237,3 +237,15 @@ def test_the_decisions_value_swapped_for_a_new_setting_that_holds_nothing_is_g3(
     assert "G3" not in ids(run(diff("app/gz.py", GZ_DEC, on_top), dec))
     defaulted = option.replace("excluded: tuple[str, ...] = ()", "excluded: tuple[str, ...] = EXCLUDED")
     assert "G3" not in ids(run(diff("app/gz.py", GZ_DEC, defaulted), dec))
+
+
+def test_a_restriction_the_decision_added_dropped_is_k4_unless_it_moved_outward() -> None:
+    dec = info({"app/s.py": patch(SEND_COOKIE_OLD, SEND_COOKIE_DEC)}, quote="Only send the cookie when it changed.")
+    dropped = SEND_COOKIE_DEC.replace("    if session.modified and session:\n", "    if session:\n")
+    j = run(diff("app/s.py", SEND_COOKIE_DEC, dropped), dec)
+    assert j.label == "contradicts" and "K4" in ids(j), j
+    nested = SEND_COOKIE_DEC.replace(
+        "    if session.modified and session:\n        headers.append(cookie(session))\n",
+        "    if session.modified:\n        if session:\n            headers.append(cookie(session))\n",
+    )
+    assert "K4" not in ids(run(diff("app/s.py", SEND_COOKIE_DEC, nested), dec))

@@ -6,7 +6,8 @@ K3  a condition narrowed: a condition line the decision's change wrote (``if C:`
     ``or`` (a stricter guard, a wider feature) is not narrowing.
 K4  a restriction relaxed: the decision's change edited a condition by adding a conjunct of its own
     (``if scope["session"]:`` became ``if session.modified and session:``), and the diff puts that conjunct in an
-    ``or`` with something else (``session and (session.modified or refresh_expiry)``), before a line that acts
+    ``or`` with something else (``session and (session.modified or refresh_expiry)``) or drops it (``if
+    session:``), before a line that acts
     (not a guard that refuses — raise, continue, break, a return of nothing — where ``or`` is stricter). An alternative gated by a new flag that is off
     (``or (self.refresh_each_request and ...)``) is an opt-in, not a relaxation.
 """
@@ -199,8 +200,13 @@ def relaxed(case: Case) -> list[Relaxed]:
                     if new is None or _EXIT.match(_next_line(cs, a)):
                         continue
                     for c, line in mine:
-                        alt = _alternative(c, new[1]) if c in _conjuncts(old[1]) else None
-                        if alt is not None and not any(gates(alt + " and", f) for f in flags):
+                        if c not in _conjuncts(old[1]):
+                            continue
+                        alt = _alternative(c, new[1])
+                        dropped = _conjuncts(new[1]) == [p for p in _conjuncts(old[1]) if p != c] and not any(
+                            c in _conjuncts(cond[1]) for x in added if (cond := _condition(x))
+                        )  # moved to an enclosing `if c:` is nested, not dropped
+                        if (alt is not None and not any(gates(alt + " and", f) for f in flags)) or dropped:
                             out.append(Relaxed(c, line, a.strip(), path))
     return out
 
