@@ -249,3 +249,16 @@ def test_a_restriction_the_decision_added_dropped_is_k4_unless_it_moved_outward(
         "    if session.modified:\n        if session:\n            headers.append(cookie(session))\n",
     )
     assert "K4" not in ids(run(diff("app/s.py", SEND_COOKIE_DEC, nested), dec))
+
+
+def test_t1_follows_the_line_names_the_diff_renamed_or_extended() -> None:
+    old = "def allowed(self, origin):\n    if self.origin_regex is not None and self.origin_regex.match(origin):\n        return True\n"
+    new = old.replace(".match(origin)", ".fullmatch(origin)")
+    dec = info({"app/cors.py": patch(old, new)}, quote="Use a full regex match for origins.")
+    many = (
+        "def allowed(self, origin):\n    if any(r.match(origin) for r in self.origin_regexes):\n        return True\n"
+    )
+    j = run(diff("app/cors.py", new, many), dec)
+    assert j.label == "contradicts" and "T1" in ids(j), j
+    kept = "def allowed(self, origin):\n    if any(r.fullmatch(origin) for r in self.origin_regexes):\n        return True\n"
+    assert "T1" not in ids(run(diff("app/cors.py", new, kept), dec))

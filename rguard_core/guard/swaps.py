@@ -23,6 +23,7 @@ from .tokens import ChangeSet, is_identifier, is_specific, tokens
 SWAP_MAX = 2  # tokens on each side of the decision's edit: more is a rewrite of the line, not a swap
 SWAP_SCORE = 0.8
 NAME_MIN = 3  # a swapped token the decision's words name is at least this long
+GROWN_MIN = 6  # a line name this long, extended by the diff (``_regex`` -> ``_regexes``), is still that name
 
 
 @dataclass(frozen=True)
@@ -86,12 +87,17 @@ def _written_again(cs: ChangeSet, swap: Swap) -> str | None:
         return None
     if not any(_holds(line, swap.new, swap.names) for line in cs.removed_lines):
         return None
-    return next((line for line in cs.added_lines if _holds(line, swap.old, swap.names)), None)
+    # the line's names as the diff renamed them (``allow_origin_regex`` -> ``allow_origin_regexes``)
+    names = swap.names | {cs.renames[n] for n in swap.names if n in cs.renames}
+    return next((line for line in cs.added_lines if _holds(line, swap.old, names, grown=True)), None)
 
 
-def _holds(line: str, wanted: tuple[str, ...], names: frozenset[str]) -> bool:
+def _holds(line: str, wanted: tuple[str, ...], names: frozenset[str], grown: bool = False) -> bool:
+    """``grown``: a name that extends one of ``names`` (a plural, a suffix) counts as that name."""
     toks = set(tokens(line))
-    return all(t in toks for t in wanted) and bool(toks & names)
+    if not all(t in toks for t in wanted):
+        return False
+    return bool(toks & names) or (grown and any(t.startswith(n) and len(n) >= GROWN_MIN for t in toks for n in names))
 
 
 def t1_swapped_back(case: Case) -> Evidence | None:
