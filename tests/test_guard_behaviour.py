@@ -262,3 +262,14 @@ def test_t1_follows_the_line_names_the_diff_renamed_or_extended() -> None:
     assert j.label == "contradicts" and "T1" in ids(j), j
     kept = "def allowed(self, origin):\n    if any(r.fullmatch(origin) for r in self.origin_regexes):\n        return True\n"
     assert "T1" not in ids(run(diff("app/cors.py", new, kept), dec))
+
+
+def test_a_value_the_decision_bound_emptied_is_g3() -> None:
+    dec = info({"app/gz.py": patch(GZ_OLD, GZ_DEC)}, quote="Don't compress server-sent events.")
+    emptied = GZ_DEC.replace('EXCLUDED = ("text/event-stream",)', "EXCLUDED: tuple[str, ...] = ()")
+    j = run(diff("app/gz.py", GZ_DEC, emptied), dec)
+    assert j.label == "contradicts" and "G3" in ids(j), j
+    more = GZ_DEC.replace(
+        'EXCLUDED = ("text/event-stream",)', 'EXCLUDED = ("text/event-stream", "application/x-ndjson")'
+    )
+    assert "G3" not in ids(run(diff("app/gz.py", GZ_DEC, more), dec))

@@ -45,6 +45,10 @@ _EMPTY_BINDING = re.compile(
     r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=\s*" + _EMPTY + r"\s*,?\s*(?:#.*)?$"
 )
 _EMPTY_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=\s*" + _EMPTY + r"\s*(?=[,)])")
+_VALUE_BINDING = re.compile(
+    r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=(?!=)\s*(.+?)\s*,?\s*$"
+)
+_EMPTY_VALUE = re.compile(r"^" + _EMPTY + r"$")
 _IF = re.compile(r"^\s*if\s+(.+):\s*$")
 _ELSE = re.compile(r"^\s*else\s*:\s*$")
 _ASSIGN_CALL = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*\(")
@@ -289,10 +293,11 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
         patch = case.info.patches.get(path)
         if patch is None or not code_file(cs):
             continue
+        mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
+        out += _emptied(cs, mine, path)
         settings = new_flags(cs, empty=True)
         if not settings:
             continue
-        mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
         wrote = {t for x in mine for t in tokens(x) if is_specific(t)}
         for removed, added in cs.blocks:
             for r in removed:
@@ -306,6 +311,20 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
                     if len(lost) == 1 and new and sum((gone & now).values()) >= GATE_KEEP * (sum(gone.values()) - 1):
                         if not _fed(cs, new[0], lost[0]):
                             out.append(Defaulted(lost[0], new[0], settings[new[0]], a.strip(), path))
+    return out
+
+
+def _emptied(cs: ChangeSet, mine: list[str], path: str) -> list[Defaulted]:
+    """A name the decision's change bound to a value (``EXCLUDED = ("text/event-stream",)``), bound by the diff
+    to nothing (``EXCLUDED: tuple[str, ...] = ()``)."""
+    decided = {
+        m.group(1): x.strip() for x in mine if (m := _VALUE_BINDING.match(x)) and not _EMPTY_VALUE.match(m.group(2))
+    }
+    out: list[Defaulted] = []
+    for x in cs.added_lines:
+        m = _EMPTY_BINDING.match(x)
+        if m and m.group(1) in decided:
+            out.append(Defaulted(decided[m.group(1)], m.group(1), x.strip(), x.strip(), path))
     return out
 
 
