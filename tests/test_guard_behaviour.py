@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.test_guard_decisive import diff, info, patch
 from tests.test_guard_paraphrase import ids, run
+from tests.test_guard_refactors import DISPATCH_DEC, DISPATCH_OLD
 
 SEND_OLD = (
     "class File:\n    size = 10\n\n    def send(self, scope):\n        use_fast = False\n        return use_fast\n"
@@ -273,3 +274,17 @@ def test_a_value_the_decision_bound_emptied_is_g3() -> None:
         'EXCLUDED = ("text/event-stream",)', 'EXCLUDED = ("text/event-stream", "application/x-ndjson")'
     )
     assert "G3" not in ids(run(diff("app/gz.py", GZ_DEC, more), dec))
+
+
+def test_a_new_branch_doing_what_the_decisions_branch_does_before_its_else_is_k4() -> None:
+    dec = info({"app/ep.py": patch(DISPATCH_OLD, DISPATCH_DEC)}, quote="Only dispatch allowed verbs.")
+    second = DISPATCH_DEC.replace(
+        "    else:\n",
+        "    elif name.isalpha() and hasattr(self, name):\n        handler = getattr(self, name)\n    else:\n",
+    )
+    j = run(diff("app/ep.py", DISPATCH_DEC, second), dec)
+    assert j.label == "contradicts" and "K4" in ids(j), j
+    other = DISPATCH_DEC.replace(
+        "    else:\n", "    elif name == 'trace':\n        handler = self.trace_denied\n    else:\n"
+    )
+    assert "K4" not in ids(run(diff("app/ep.py", DISPATCH_DEC, other), dec))

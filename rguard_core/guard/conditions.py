@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .behaviour import code_file, gates, is_decision_line, new_flags, share_of
+from .behaviour import code_file, gates, indent_of, is_decision_line, new_flags, share_of
 from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
 from .rejected import decision_code_lines
@@ -186,6 +186,8 @@ def relaxed(case: Case) -> list[Relaxed]:
         patch = case.info.patches.get(path)
         if patch is None or not code_file(cs):
             continue
+        conds = [x for x in decision_code_lines(patch, path)[0] if _condition(x)]
+        out += another_way_in(cs, conds, path)
         mine = decision_restrictions(patch, path)
         if not mine:
             continue
@@ -222,6 +224,40 @@ def _alternative(conjunct: str, cond: str) -> str | None:
         if m:
             return m.group(1).strip()
     return None
+
+
+def _body(side: list[tuple[str, str]], at: int) -> list[str]:
+    level = indent_of(side[at][1])
+    out: list[str] = []
+    for _, x in side[at + 1 :]:
+        if indent_of(x) <= level:
+            break
+        out.append(" ".join(x.split()))
+    return out
+
+
+def another_way_in(cs: ChangeSet, mine: list[str], path: str) -> list[Relaxed]:
+    """A new ``elif X:`` in a chain the decision's ``if C:`` heads, doing what the decision's branch does,
+    before its ``else``: ``if C or X`` written as a branch."""
+    out: list[Relaxed] = []
+    for h in cs.hunks:
+        side = [(k, x) for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith(("#", "//"))]
+        for i, (k, x) in enumerate(side):
+            new = _condition(x) if k == "+" else None
+            if new is None or new[0] not in ("elif", "else if"):
+                continue
+            level = indent_of(x)
+            head = next(
+                (j for j in range(i - 1, -1, -1) if indent_of(side[j][1]) == level and _condition(side[j][1])), None
+            )
+            if head is None or side[head][0] == "+" or not is_decision_line(side[head][1], mine):
+                continue
+            chain = _condition(side[head][1])
+            after = next((y for _, y in side[i + 1 :] if indent_of(y) <= level), "")
+            same = _body(side, i) and _body(side, i) == _body(side, head)
+            if chain and chain[0] == "if" and after.strip() in ("else:", "} else {") and same:
+                out.append(Relaxed(chain[1], side[head][1].strip(), x.strip(), path))
+    return out
 
 
 def k4_relaxed(case: Case) -> Evidence | None:
