@@ -29,6 +29,7 @@ GATE_SCORE = 0.65
 BYPASS_SCORE = 0.6
 # a rewritten decision line keeps at least this share of its tokens around the new flag
 GATE_KEEP = 0.8
+SETTING_LINE_MIN = 3  # G3: tokens of the decision's line besides its value (a lone literal is no line to keep)
 # a removed line is the decision's line (retouched since) when it keeps this share of that line's tokens
 DECISION_LINE_KEEP = 0.7
 
@@ -308,7 +309,13 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
                     now = Counter(tokens(a))
                     lost = [t for t in gone - now if is_specific(t) and t in wrote]
                     new = [t for t in now - gone if t in settings]
-                    if len(lost) == 1 and new and sum((gone & now).values()) >= GATE_KEEP * (sum(gone.values()) - 1):
+                    rest = sum(gone.values()) - 1  # the line around the value: most of it must stay
+                    if (
+                        len(lost) == 1
+                        and new
+                        and rest >= SETTING_LINE_MIN
+                        and sum((gone & now).values()) >= GATE_KEEP * rest
+                    ):
                         if not _fed(cs, new[0], lost[0]):
                             out.append(Defaulted(lost[0], new[0], settings[new[0]], a.strip(), path))
     return out
