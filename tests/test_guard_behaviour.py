@@ -288,3 +288,19 @@ def test_a_new_branch_doing_what_the_decisions_branch_does_before_its_else_is_k4
         "    else:\n", "    elif name == 'trace':\n        handler = self.trace_denied\n    else:\n"
     )
     assert "K4" not in ids(run(diff("app/ep.py", DISPATCH_DEC, other), dec))
+
+
+def test_the_decisions_guarded_action_done_by_a_new_elif_is_k4() -> None:
+    old = (
+        "def headers(self, out, body):\n    if body is not None:\n        out.append((b'content-length', len(body)))\n"
+    )
+    new = (
+        "def headers(self, out, body):\n    if (\n        body is not None\n        and not (self.code < 200 or self.code in (204, 304))\n"
+        "    ):\n        out.append((b'content-length', len(body)))\n"
+    )
+    dec = info({"app/r.py": patch(old, new)}, quote="No content-length on 1xx, 204 and 304.")
+    zero = new + "    elif body is not None and not body:\n        out.append((b'content-length', b'0'))\n"
+    j = run(diff("app/r.py", new, zero), dec)
+    assert j.label == "contradicts" and "K4" in ids(j), j
+    other = new + "    elif body is None:\n        out.append((b'transfer-encoding', b'chunked'))\n"
+    assert "K4" not in ids(run(diff("app/r.py", new, other), dec))

@@ -187,7 +187,7 @@ def relaxed(case: Case) -> list[Relaxed]:
         if patch is None or not code_file(cs):
             continue
         conds = [x for x in decision_code_lines(patch, path)[0] if _condition(x)]
-        out += another_way_in(cs, conds, path)
+        out += another_way_in(cs, conds, path) + action_elsewhere(cs, patch, path)
         mine = decision_restrictions(patch, path)
         if not mine:
             continue
@@ -257,6 +257,51 @@ def another_way_in(cs: ChangeSet, mine: list[str], path: str) -> list[Relaxed]:
             same = _body(side, i) and _body(side, i) == _body(side, head)
             if chain and chain[0] == "if" and after.strip() in ("else:", "} else {") and same:
                 out.append(Relaxed(chain[1], side[head][1].strip(), x.strip(), path))
+    return out
+
+
+def _statement(line: str) -> str | None:
+    """A call statement's callee and first argument (``raw_headers.append((b"content-length",``), or None."""
+    m = re.match(r"^\s*([A-Za-z_][\w.]*)\(\(?\s*([^,()]+)", line)
+    return f"{m.group(1)}({m.group(2).strip()}" if m else None
+
+
+@lru_cache(maxsize=4096)
+def guarded_actions(patch: str, path: str) -> frozenset[str]:
+    """Call statements a condition the decision's change wrote guards: the lines right after an added line
+    that opens a block (``if (...):``, ``):``), as the stored patch shows them (added or context)."""
+    out: set[str] = set()
+    for h in patch_hunks(patch):
+        lines = [(k, x) for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith(("#", "//"))]
+        for i, (k, x) in enumerate(lines):
+            if k != "+" or not x.rstrip().endswith((":", "{")):
+                continue
+            for _, y in lines[i + 1 : i + 4]:
+                if indent_of(y) <= indent_of(x):
+                    break
+                if (st := _statement(y)) is not None:
+                    out.add(st)
+    return frozenset(out)
+
+
+def action_elsewhere(cs: ChangeSet, patch: str, path: str) -> list[Relaxed]:
+    """A new ``elif`` right after the decision's guarded action that does that action too (the same call
+    on the same first argument): what the decision's condition kept from some cases, given to them."""
+    actions = guarded_actions(patch, path)
+    out: list[Relaxed] = []
+    if not actions:
+        return out
+    for h in cs.hunks:
+        side = [(k, x) for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith(("#", "//"))]
+        for i, (k, x) in enumerate(side):
+            new = _condition(x) if k == "+" else None
+            if new is None or new[0] not in ("elif", "else if") or i == 0:
+                continue
+            prev = _statement(side[i - 1][1])
+            if side[i - 1][0] == "+" or prev not in actions:
+                continue
+            if any(_statement(y) == prev for y in _body(side, i)):
+                out.append(Relaxed(prev or "", side[i - 1][1].strip(), x.strip(), path))
     return out
 
 
