@@ -126,3 +126,23 @@ def test_a_line_the_decision_took_out_written_again_is_rev4() -> None:
     # what a line the decision wrote says too is no old line
     again = DISPATCH_DEC.replace("        handler = self.not_allowed\n", "        handler = getattr(self, name)\n")
     assert "REV4" not in ids(run(diff("app/ep.py", DISPATCH_DEC, again), dec))
+
+
+def test_a2_reads_decision_records_and_leaves_a_readme_edited_in_passing() -> None:
+    text = "# Notes\n\nWe keep every event append only so that invoices can be rebuilt.\nOther notes.\n"
+    quote = "We keep every event append only so that invoices can be rebuilt from the log."
+    edited = text.replace("We keep every event append only so that invoices can be rebuilt.\n", "Events are kept.\n")
+    record = info({"docs/adr/0003-events.md": patch("", text)}, quote=quote)
+    j = run(diff("docs/adr/0003-events.md", text, edited), record)
+    assert j.label == "contradicts" and "A2" in ids(j), j
+    readme = info({"README.md": patch("", text)}, quote=quote + " Also faster replays, smaller backups and audits.")
+    reworded = text.replace("We keep every event append only so that invoices can be rebuilt.", "History is kept.")
+    assert "A2" not in ids(run(diff("README.md", text, reworded), readme))
+
+
+def test_g3_leaves_a_field_that_was_empty_by_construction() -> None:
+    old = "@dataclass\nclass Detail:\n    name: str\n"
+    new = "@dataclass\nclass Detail:\n    name: str\n    links: list[str] = field(default_factory=list)\n"
+    dec = info({"app/d.py": patch(old, new)}, quote="Node details list their links.")
+    local = new + "\n\ndef build(name):\n    links: list[str] = []\n    return Detail(name, links)\n"
+    assert "G3" not in ids(run(diff("app/d.py", new, local), dec))

@@ -49,7 +49,9 @@ _EMPTY_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=\
 _VALUE_BINDING = re.compile(
     r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=(?!=)\s*(.+?)\s*,?\s*$"
 )
-_EMPTY_VALUE = re.compile(r"^" + _EMPTY + r"$")
+# a literal that holds something: a non-empty tuple, list, set or dict, a non-empty string, a non-zero number
+# (``field(default_factory=list)`` or a call is no value the decision chose to hold)
+_FILLED = re.compile(r"""^(?:[(\[{]\s*[^\s)\]}]|[rbuRBU]?["'][^"']|[1-9]|0\.\d*[1-9])""")
 _IF = re.compile(r"^\s*if\s+(.+):\s*$")
 _ELSE = re.compile(r"^\s*else\s*:\s*$")
 _ASSIGN_CALL = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*\(")
@@ -324,9 +326,7 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
 def _emptied(cs: ChangeSet, mine: list[str], path: str) -> list[Defaulted]:
     """A name the decision's change bound to a value (``EXCLUDED = ("text/event-stream",)``), bound by the diff
     to nothing (``EXCLUDED: tuple[str, ...] = ()``)."""
-    decided = {
-        m.group(1): x.strip() for x in mine if (m := _VALUE_BINDING.match(x)) and not _EMPTY_VALUE.match(m.group(2))
-    }
+    decided = {m.group(1): x.strip() for x in mine if (m := _VALUE_BINDING.match(x)) and _FILLED.match(m.group(2))}
     out: list[Defaulted] = []
     for x in cs.added_lines:
         m = _EMPTY_BINDING.match(x)

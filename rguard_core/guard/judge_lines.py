@@ -300,11 +300,21 @@ def _unguarded(case: Case) -> list[UnguardedCopy]:
     return out
 
 
+# a document that records decisions (an ADR, an RFC): its text is the decision's statement. Elsewhere (a README,
+# a guide) the prose a change wrote is edited all the time; there only taking out most of the statement counts
+_RECORD = re.compile(
+    r"(?i)(?:^|/)(?:adrs?|decisions?|rfcs?|architecture)/|(?:^|/)\d{3,4}-[\w.-]+\.(?:md|rst|txt|adoc)$"
+)
+PROSE_STATEMENT_SHARE = 0.5
+
+
 def _prose(case: Case) -> list[str]:
     """The decision's quote words the diff takes out of prose its change wrote."""
     words = quote_words(case.info.quote)
     out: list[str] = []
     for path, cs in case.diff_sets.items():
         if path in case.info.patches and cs.kind == "prose":
-            out += [w for w in decisive_prose(cs, patch_hunks(case.info.patches[path]), words) if w not in out]
+            found = decisive_prose(cs, patch_hunks(case.info.patches[path]), words)
+            if _RECORD.search(path) or len(found) >= PROSE_STATEMENT_SHARE * len(words):
+                out += [w for w in found if w not in out]
     return out
