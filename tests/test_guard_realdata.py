@@ -123,15 +123,28 @@ def test_blind_starlette_cases_each_half_gated(store: Store, starlette: list[dic
     assert m["attribution"] == 1.0 and m["by_rule"]["T1"]["hits"] >= 1
 
 
+# Blind sets written later, each by a helper that read neither the guard nor the other cases: (cases right,
+# false warnings) as measured after the sets were read and the rules fitted on them (eval/README.md gives each
+# set's first, unread run). A change that loses a case or adds a false warning fails.
+BLIND_GATES = {
+    "blind2": (15, 0),
+    "blind3": (12, 0),
+    "blind4": (17, 0),
+    "blind5": (22, 0),
+    "blind6": (22, 0),
+    "blind7": (22, 0),
+    "blind8": (24, 0),
+    "blind9": (23, 0),
+    "blind10": (20, 0),
+    "blind11": (20, 2),
+}
+
+
 def test_later_blind_starlette_sets_at_what_was_measured(store: Store, starlette: list[dict[str, Any]]) -> None:
-    """blind2 was read and fitted (its three false warnings gave the REV3/D3 conditions); blind3 was written
-    after, measured held out (1/4 caught, 0/8 warned), then read and fitted (its three misses gave G2, X2 and B1).
-    Gated at what was measured: a lost catch or a new false warning fails."""
     from rguard_core.evaluation import load_cases, run_guard_eval
 
     root = Path(__file__).resolve().parent.parent
-    b2 = run_guard_eval(store, load_cases(root / "eval" / "blind2_starlette.yaml")).metrics["counts"]
-    b3 = run_guard_eval(store, load_cases(root / "eval" / "blind3_starlette.yaml")).metrics["counts"]
-    print(f"blind2 {b2}; blind3 {b3}")
-    assert (b2["caught"], b2["contradicts"], b2["false_warnings"]) == (8, 8, 0), b2
-    assert (b3["caught"], b3["contradicts"], b3["false_warnings"]) == (4, 4, 0), b3
+    for name, (right, warned) in BLIND_GATES.items():
+        counts = run_guard_eval(store, load_cases(root / "eval" / f"{name}_starlette.yaml")).metrics["counts"]
+        print(name, counts)
+        assert counts["ok"] >= right and counts["false_warnings"] <= warned, (name, counts)
