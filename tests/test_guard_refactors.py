@@ -146,3 +146,25 @@ def test_g3_leaves_a_field_that_was_empty_by_construction() -> None:
     dec = info({"app/d.py": patch(old, new)}, quote="Node details list their links.")
     local = new + "\n\ndef build(name):\n    links: list[str] = []\n    return Detail(name, links)\n"
     assert "G3" not in ids(run(diff("app/d.py", new, local), dec))
+
+
+def test_g3_leaves_locals_that_start_empty_and_keywords_passed_explicitly() -> None:
+    old = "def cancel(files):\n    for giver in files:\n        pass\n"
+    new = "def cancel(files):\n    for giver in files:\n        for taker in files:\n            move(giver, taker)\n"
+    dec = info({"app/m.py": patch(old, new)}, quote="Code moved between files is moved.")
+    indexed = (
+        "def cancel(files):\n    adders: dict[str, list[str]] = {}\n    for giver in files:\n"
+        "        for taker in adders[giver]:\n            move(giver, taker)\n"
+    )
+    assert "G3" not in ids(run(diff("app/m.py", new, indexed), dec))
+
+
+def test_f2_leaves_a_function_whose_last_return_is_split() -> None:
+    old = "def holds(line, wanted):\n    return True\n\n\ndef other():\n    return 1\n"
+    new = "def holds(line, wanted):\n    return all(t in line for t in wanted) and bool(line & wanted)\n\n\ndef other():\n    return 1\n"
+    dec = info({"app/h.py": patch(old, new)}, quote="A line holds all the wanted tokens.")
+    split = (
+        "def holds(line, wanted):\n    if not all(t in line for t in wanted):\n        return False\n"
+        "    return bool(line & wanted) or extra(line)\n\n\ndef other():\n    return 1\n"
+    )
+    assert "F2" not in ids(run(diff("app/h.py", new, split), dec))

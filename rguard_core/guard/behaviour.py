@@ -52,6 +52,7 @@ _VALUE_BINDING = re.compile(
 # a literal that holds something: a non-empty tuple, list, set or dict, a non-empty string, a non-zero number
 # (``field(default_factory=list)`` or a call is no value the decision chose to hold)
 _FILLED = re.compile(r"""^(?:[(\[{]\s*[^\s)\]}]|[rbuRBU]?["'][^"']|[1-9]|0\.\d*[1-9])""")
+_SIGNATURE = re.compile(r"^\s*(?:async\s+)?(?:def|function|fn|func)\s")
 _IF = re.compile(r"^\s*if\s+(.+):\s*$")
 _ELSE = re.compile(r"^\s*else\s*:\s*$")
 _ASSIGN_CALL = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*\(")
@@ -298,7 +299,7 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
             continue
         mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
         out += _emptied(cs, mine, path)
-        settings = new_flags(cs, empty=True)
+        settings = {n: b for n, b in new_flags(cs, empty=True).items() if _is_setting(b)}
         if not settings:
             continue
         wrote = {t for x in mine for t in tokens(x) if is_specific(t)}
@@ -310,7 +311,7 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
                 for a in added:
                     now = Counter(tokens(a))
                     lost = [t for t in gone - now if is_specific(t) and t in wrote]
-                    new = [t for t in now - gone if t in settings]
+                    new = [t for t in now - gone if t in settings and not re.search(rf"\b{re.escape(t)}\s*=(?!=)", a)]
                     rest = sum(gone.values()) - 1  # the line around the value: most of it must stay
                     if (
                         len(lost) == 1
@@ -333,6 +334,13 @@ def _emptied(cs: ChangeSet, mine: list[str], path: str) -> list[Defaulted]:
         if m and m.group(1) in decided:
             out.append(Defaulted(decided[m.group(1)], m.group(1), x.strip(), x.strip(), path))
     return out
+
+
+def _is_setting(binding: str) -> bool:
+    """A parameter (a signature written on one line, or one parameter line of a longer one) or an attribute:
+    what a caller or subclass sets. A local that starts empty (``found: dict[str, list] = {}``) collects."""
+    line = binding.strip()
+    return bool(_SIGNATURE.match(line)) or line.endswith(",") or line.startswith(("self.", "this.", "cls."))
 
 
 def _fed(cs: ChangeSet, setting: str, value: str) -> bool:

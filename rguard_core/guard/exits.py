@@ -41,9 +41,23 @@ def early_returns(patch: str, path: str) -> tuple[str, ...]:
             m = _RETURN.match(x) if k == "+" else None
             if not m or len([t for t in tokens(m.group(1)) if is_specific(t)]) < 2:
                 continue
-            if any(indent_of(y) < indent_of(x) for _, y in lines[i + 1 :]):
+            if _code_follows(lines[i + 1 :], indent_of(x)):
                 out.append(x.strip())
     return tuple(out)
+
+
+_DEFINITION = re.compile(r"^\s*(?:@|(?:async\s+)?def\s|class\s|function\s|export\s)")
+
+
+def _code_follows(rest: list[tuple[str, str]], level: int) -> bool:
+    """Code of the same function after the block the return sits in: a line less indented than the return
+    before any new definition (the return that ends a function is its last word, not an early one)."""
+    for _, y in rest:
+        if _DEFINITION.match(y):
+            return False
+        if indent_of(y) < level:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
