@@ -168,3 +168,28 @@ def test_f2_leaves_a_function_whose_last_return_is_split() -> None:
         "    return bool(line & wanted) or extra(line)\n\n\ndef other():\n    return 1\n"
     )
     assert "F2" not in ids(run(diff("app/h.py", new, split), dec))
+
+
+HOST_OLD = "def host(headers):\n    value = headers.get('host')\n    if value is not None:\n        return value\n    return None\n"
+HOST_DEC = HOST_OLD.replace("if value is not None:", "if value is not None and HOST_RE.fullmatch(value):")
+
+
+def test_a_check_moved_into_a_helper_leaving_the_old_line_is_no_revert() -> None:
+    dec = info({"app/url.py": patch(HOST_OLD, HOST_DEC)}, quote="Ignore malformed Host headers.")
+    helper = "def _valid(value):\n    return value if HOST_RE.fullmatch(value) else None\n\n\n" + HOST_OLD.replace(
+        "    value = headers.get('host')\n", "    value = _valid(headers.get('host'))\n"
+    )
+    j = run(diff("app/url.py", HOST_DEC, helper), dec)
+    assert j.label != "contradicts", j
+    assert run(diff("app/url.py", HOST_DEC, HOST_OLD), dec).label == "contradicts"
+
+
+def test_a_keyword_the_decision_added_moved_into_defaults_keeps_the_line() -> None:
+    old = "def make(loader):\n    return Environment(loader=loader)\n"
+    new = "def make(loader):\n    return Environment(loader=loader, autoescape=select_autoescape())\n"
+    dec = info({"app/t.py": patch(old, new)}, quote="Enable autoescape by default.")
+    defaults = (
+        "def make(loader, **options):\n    options = {'autoescape': select_autoescape(), **options}\n"
+        "    return Environment(loader=loader, **options)\n"
+    )
+    assert "REV3" not in ids(run(diff("app/t.py", new, defaults), dec))

@@ -205,9 +205,10 @@ def relaxed(case: Case) -> list[Relaxed]:
                         if c not in _conjuncts(old[1]):
                             continue
                         alt = _alternative(c, new[1])
+                        # moved to an enclosing `if c:`, into an expression or a helper is kept, not dropped
                         dropped = _conjuncts(new[1]) == [p for p in _conjuncts(old[1]) if p != c] and not any(
-                            c in _conjuncts(cond[1]) for x in added if (cond := _condition(x))
-                        )  # moved to an enclosing `if c:` is nested, not dropped
+                            _spaced(c) in _spaced(x) for x in cs.added_lines if x is not a
+                        )
                         if (alt is not None and not any(gates(alt + " and", f) for f in flags)) or dropped:
                             out.append(Relaxed(c, line, a.strip(), path))
     return out
@@ -224,6 +225,10 @@ def _alternative(conjunct: str, cond: str) -> str | None:
         if m:
             return m.group(1).strip()
     return None
+
+
+def _spaced(text: str) -> str:
+    return re.sub(r"\s+", "", text)
 
 
 def _body(side: list[tuple[str, str]], at: int) -> list[str]:

@@ -97,9 +97,11 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
         file_got = 0
         for h in change_hunks(patches[path], path):
             g_rem = _take(d_add, h.removed)
-            # nothing the change replaced put back: its lines taken out count only where their content leaves
-            # the file, not where the diff writes it again (extended in place, moved into a helper)
-            g_add = _take(d_rem, h.added) if g_rem else _take_gone(d_rem, h.added, cs.added_tokens)
+            # the change's lines taken out count only where their content leaves the file, not where the diff
+            # writes it again: extended in place (nothing the change replaced is put back), or moved into a
+            # helper the diff defines (the old line may come back around the call)
+            reshaped = not g_rem or bool(cs.defined)
+            g_add = _take_gone(d_rem, h.added, cs.added_tokens) if reshaped else _take(d_rem, h.added)
             n = len(h.added) + len(h.removed)
             need += n
             file_got += g_add + g_rem
@@ -261,7 +263,11 @@ def _edit_taken_out(diff: ChangeSet, before: str, after: str) -> bool:
     into ``raise ... from exc``) is a reshaped line, not an undone edit. An edit that put in no specific token
     (punctuation, a keyword) is judged by the lines alone."""
     put_in = [t for t in Counter(tokens(after)) - Counter(tokens(before)) if is_specific(t)]
-    return not put_in or any(diff.removed[t] > 0 for t in put_in)
+    # written again anywhere the diff adds (``autoescape=...`` into ``{"autoescape": ...}`` defaults) it stays
+    written = diff.added_tokens
+    return not put_in or any(
+        diff.removed[t] > 0 and t not in written and f'"{t}"' not in written and f"'{t}'" not in written for t in put_in
+    )
 
 
 def _through_helper(diff: ChangeSet, added: str, before: str) -> bool:
