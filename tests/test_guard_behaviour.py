@@ -304,3 +304,33 @@ def test_the_decisions_guarded_action_done_by_a_new_elif_is_k4() -> None:
     assert j.label == "contradicts" and "K4" in ids(j), j
     other = new + "    elif body is None:\n        out.append((b'transfer-encoding', b'chunked'))\n"
     assert "K4" not in ids(run(diff("app/r.py", new, other), dec))
+
+
+def test_a_new_exit_before_a_line_the_decision_wrote_is_k3() -> None:
+    old = "def start(size, end):\n    first = size - end\n    return first\n"
+    new = "def start(size, end):\n    first = max(size - end, 0)\n    return first\n"
+    dec = info({"app/r.py": patch(old, new)}, quote="Clamp oversized suffix ranges.")
+    early = new.replace("    first = max", "    if end > size:\n        raise NotSatisfiable(size)\n    first = max")
+    j = run(diff("app/r.py", new, early), dec)
+    assert j.label == "contradicts" and "K3" in ids(j), j
+    guard_old = "def look(path):\n    return open(path)\n"
+    guard_new = "def look(path):\n    if path.startswith('/'):\n        return None\n    return open(path)\n"
+    gdec = info({"app/f.py": patch(guard_old, guard_new)}, quote="Reject absolute paths.")
+    nul = guard_new.replace(
+        "    if path.startswith('/'):", "    if '\\0' in path:\n        return None\n    if path.startswith('/'):"
+    )
+    assert "K3" not in ids(run(diff("app/f.py", guard_new, nul), gdec))
+
+
+def test_a_fallback_branch_doing_the_decisions_work_before_the_next_branch_is_k4() -> None:
+    old = (
+        "def host(host_header, server):\n    if host_header is not None:\n        netloc = host_header\n"
+        "    elif server:\n        netloc = server\n    return netloc\n"
+    )
+    new = old.replace("if host_header is not None:", "if host_header is not None and VALID.fullmatch(host_header):")
+    dec = info({"app/url.py": patch(old, new)}, quote="Ignore malformed Host headers.")
+    fallback = new.replace(
+        "    elif server:", "    elif host_header:\n        netloc = host_header.strip()\n    elif server:"
+    )
+    j = run(diff("app/url.py", new, fallback), dec)
+    assert j.label == "contradicts" and "K4" in ids(j), j

@@ -62,7 +62,9 @@ def narrowed(case: Case) -> list[Narrowed]:
         patch = case.info.patches.get(path)
         if patch is None or not code_file(cs):
             continue
-        mine = [x for x in decision_code_lines(patch, path)[0] if _condition(x)]
+        written = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
+        out += _exit_before(cs, written, path)
+        mine = [x for x in written if _condition(x)]
         if not mine:
             continue
         for removed, added in cs.blocks:
@@ -71,6 +73,34 @@ def narrowed(case: Case) -> list[Narrowed]:
                 if old is None or not is_decision_line(r, mine):
                     continue
                 out += [Narrowed(r.strip(), a.strip(), how, path) for a, how in _narrowings(old, added)]
+    return out
+
+
+EXIT_NAMES_MIN = 2  # names of the decision's line the new exit's condition reads
+
+
+def _exit_before(cs: ChangeSet, written: list[str], path: str) -> list[Narrowed]:
+    """A new ``if C: raise/return`` put right before a line the decision wrote that acts (not itself a
+    condition or an exit), with C reading that line's names: the cases C covers no longer reach it. Before
+    a guard of the decision's, one more refusal is a stricter check, not this."""
+    out: list[Narrowed] = []
+    for h in cs.hunks:
+        side = [(k, x) for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith(("#", "//"))]
+        for i in range(len(side) - 2):
+            (k1, cond_line), (k2, exit_line), (_, target) = side[i], side[i + 1], side[i + 2]
+            cond = _condition(cond_line) if k1 == "+" and k2 == "+" else None
+            if (
+                cond is None
+                or cond[0] != "if"
+                or not _REFUSE.match(exit_line)
+                or indent_of(target) != indent_of(cond_line)
+            ):
+                continue
+            if _condition(target) or _REFUSE.match(target) or not is_decision_line(target, written):
+                continue
+            names = {t for t in tokens(target) if is_specific(t)} & set(tokens(cond[1]))
+            if len(names) >= EXIT_NAMES_MIN:
+                out.append(Narrowed(target.strip(), f"{cond_line.strip()} {exit_line.strip()}", "exit", path))
     return out
 
 
@@ -97,7 +127,9 @@ def k3_narrowed(case: Case) -> Evidence | None:
     if not found:
         return None
     n = found[0]
-    how = "adds a condition to" if n.how == "conjunct" else "puts a new branch before"
+    how = {"conjunct": "adds a condition to", "exit": "puts a new early exit before"}.get(
+        n.how, "puts a new branch before"
+    )
     return Evidence(
         "K3",
         NARROW_SCORE,
@@ -114,6 +146,8 @@ RELAX_SCORE = 0.6
 # a line that refuses: an error, a skip, or a return of nothing (``return``, ``return None``, ``return "", None``);
 # ``return True`` grants, and one more way to grant is no stricter guard
 _FALSY_VALUE = r"(?:None|null|undefined|False|false|0|\"\"|''|\[\]|\{\}|\(\))"
+_REFUSE = re.compile(r"^\s*(?:raise|throw|return|continue|break)\b")
+_ASSIGN = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=(?!=)\s*(.+)$")
 _EXIT = re.compile(
     r"^\s*(?:raise|throw|continue|break)\b|^\s*return\s*(?:"
     + _FALSY_VALUE
@@ -259,10 +293,26 @@ def another_way_in(cs: ChangeSet, mine: list[str], path: str) -> list[Relaxed]:
                 continue
             chain = _condition(side[head][1])
             after = next((y for _, y in side[i + 1 :] if indent_of(y) <= level), "")
-            same = _body(side, i) and _body(side, i) == _body(side, head)
-            if chain and chain[0] == "if" and after.strip() in ("else:", "} else {") and same:
+            more = after.strip() in ("else:", "} else {") or (_condition(after) or ("", ""))[0] in ("elif", "else if")
+            if chain and chain[0] == "if" and more and _same_work(_body(side, i), _body(side, head)):
                 out.append(Relaxed(chain[1], side[head][1].strip(), x.strip(), path))
     return out
+
+
+def _same_work(new: list[str], decided: list[str]) -> bool:
+    """The new branch does what the decision's branch does: the same lines, or (one line each) the same
+    assignment target from the same value (``netloc = host_header`` / ``netloc = host_header.strip()``)."""
+    if not new or not decided:
+        return False
+    if new == decided:
+        return True
+    if len(new) != 1 or len(decided) != 1:
+        return False
+    a, b = _ASSIGN.match(new[0]), _ASSIGN.match(decided[0])
+    if not a or not b or a.group(1) != b.group(1):
+        return False
+    value = {t for t in tokens(b.group(2)) if is_specific(t)}
+    return bool(value) and value <= set(tokens(a.group(2)))
 
 
 def _statement(line: str) -> str | None:
