@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -66,6 +67,14 @@ def code_file(cs: ChangeSet) -> bool:
     return not cs.test and cs.kind != "prose"
 
 
+def decision_files(case: Case) -> Iterator[tuple[str, ChangeSet, str]]:
+    """(path, the diff's change, the decision's patch) for each code file both changed (tests and prose aside)."""
+    for path, cs in case.diff_sets.items():
+        patch = case.info.patches.get(path)
+        if patch is not None and code_file(cs):
+            yield path, cs, patch
+
+
 def share_of(case: Case, lines: list[str]) -> float:
     return sum(weight(t) for x in lines for t in tokens(x)) / case.total_w
 
@@ -106,10 +115,7 @@ def gates(text: str, flag: str) -> bool:
 def gated_off(case: Case) -> list[Gated]:
     """G2: decision lines the diff makes depend on a new flag that defaults to off."""
     out: list[Gated] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         flags = new_flags(cs)
         if not flags:
             continue
@@ -247,10 +253,7 @@ class Bypassed:
 def bypassed_branches(case: Case) -> list[Bypassed]:
     """B1: one arm's call applied by the diff to the name the decision's branch binds."""
     out: list[Bypassed] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         for b in decision_branches(patch, path):
             for line in cs.added_lines:
                 for call in b.calls:
@@ -293,10 +296,7 @@ class Defaulted:
 def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
     """G3: a value the decision wrote, replaced on its line by a new setting that defaults to nothing."""
     out: list[Defaulted] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
         out += _emptied(cs, mine, path)
         settings = {n: b for n, b in new_flags(cs, empty=True).items() if _is_setting(b)}

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .behaviour import code_file, gates, indent_of, is_decision_line, new_flags, share_of
+from .behaviour import decision_files, gates, indent_of, is_decision_line, new_flags, share_of
 from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
 from .rejected import decision_code_lines
@@ -58,10 +58,7 @@ def _conjoined(old: str, new: str) -> bool:
 def narrowed(case: Case) -> list[Narrowed]:
     """K3: condition lines of the decision that the diff narrows."""
     out: list[Narrowed] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         written = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
         out += _exit_before(cs, written, path)
         mine = [x for x in written if _condition(x)]
@@ -216,10 +213,7 @@ def _next_line(cs: ChangeSet, line: str) -> str:
 def relaxed(case: Case) -> list[Relaxed]:
     """K4: conjuncts the decision added to a condition, put in an ``or`` by the diff before a line that acts."""
     out: list[Relaxed] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         conds = [x for x in decision_code_lines(patch, path)[0] if _condition(x)]
         out += another_way_in(cs, conds, path) + action_elsewhere(cs, patch, path)
         mine = decision_restrictions(patch, path)

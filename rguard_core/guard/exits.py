@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .behaviour import code_file, indent_of, is_decision_line, share_of
+from .behaviour import decision_files, indent_of, is_decision_line, share_of
 from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
 from .tokens import ChangeSet, is_specific, tokens
@@ -85,10 +85,7 @@ def _completed(cs: ChangeSet, line: str) -> bool:
 
 def not_final(case: Case) -> list[NotFinal]:
     out: list[NotFinal] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         mine = list(early_returns(patch, path))
         if not mine:
             continue

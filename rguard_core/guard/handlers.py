@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .behaviour import code_file, indent_of
+from .behaviour import decision_files, indent_of
 from .judge_case import Case, Evidence
 from .rejected import decision_code_lines
 
@@ -86,10 +86,7 @@ def _calls(lines: list[str]) -> set[str]:
 def caught_to_accept(case: Case) -> list[Accepted]:
     """X2: handlers the diff adds for an exception the decision handles, doing what the try body does."""
     out: list[Accepted] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or not code_file(cs):
-            continue
+    for path, cs, patch in decision_files(case):
         names = handled_exceptions(patch, path)
         if not names:
             continue

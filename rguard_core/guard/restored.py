@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from .behaviour import decision_files
 from .decisive import fine_tokens
 from .judge_case import Case, Evidence
 from .rejected import decision_code_lines
@@ -72,10 +73,7 @@ def taken_out(patch: str, path: str) -> tuple[tuple[str, tuple[str, ...], frozen
 
 def restored_lines(case: Case) -> list[Restored]:
     out: list[Restored] = []
-    for path, cs in case.diff_sets.items():
-        patch = case.info.patches.get(path)
-        if patch is None or cs.test or cs.kind == "prose":
-            continue
+    for path, cs, patch in decision_files(case):
         gone = taken_out(patch, path)
         if not gone:
             continue
