@@ -39,9 +39,12 @@ REPO_URL_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.url AS url, r.full_name AS na
 
 # The claims a decision rests on (its premises' verbatim quotes), for the paraphrase rules: what they say was
 # rejected or limited counts like the decision's own words. A claim that no longer holds is left out.
+# Start from the decisions (their id index), not from the claims: the planner otherwise scans every claim of the
+# graph and filters on d.id last (168 ms per guard on a 20,000-PR graph, 1.5 ms this way; same rows).
 CLAIMS_Q = """
-MATCH (c:Claim)<-[:PREMISE]-(:Justification)-[:JUSTIFIES]->(d:Decision)
-WHERE d.id IN $ids AND coalesce(c.holds, true) AND coalesce(c.status, 'active') <> 'superseded'
+MATCH (d:Decision) WHERE d.id IN $ids WITH d
+MATCH (d)<-[:JUSTIFIES]-(:Justification)-[:PREMISE]->(c:Claim)
+WHERE coalesce(c.holds, true) AND coalesce(c.status, 'active') <> 'superseded'
 RETURN d.id AS decision, c.quote AS quote
 ORDER BY d.id, c.id
 """
