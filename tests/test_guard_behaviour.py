@@ -334,3 +334,25 @@ def test_a_fallback_branch_doing_the_decisions_work_before_the_next_branch_is_k4
     )
     j = run(diff("app/url.py", new, fallback), dec)
     assert j.label == "contradicts" and "K4" in ids(j), j
+
+
+def test_a_decision_condition_spread_over_lines_by_a_formatter_is_read_as_one() -> None:
+    from rguard_core.guard.behaviour import logical
+
+    assert logical(
+        [("+", "if ("), ("+", 'ct.startswith("text/")'), ("+", 'and "charset=" not in ct'), ("+", "):")]
+    ) == [("+", 'if (ct.startswith("text/") and "charset=" not in ct):')]
+    old = 'def ctype(ct):\n    if ct.startswith("text/"):\n        ct += "; charset=utf-8"\n    return ct\n'
+    new = old.replace(
+        '    if ct.startswith("text/"):\n',
+        '    if (\n        ct.startswith("text/")\n        and "charset=" not in ct.lower()\n    ):\n',
+    )
+    dec = info({"app/r.py": patch(old, new)}, quote="Do not add a second charset.")
+    helper = (
+        "def ctype(ct):\n    return _render(ct)\n\n\n"
+        'def _render(ct):\n    if ct.startswith("text/"):\n        return ct + "; charset=utf-8"\n    return ct\n'
+    )
+    # the file as it stands now, reformatted onto one line since the decision
+    head = old.replace('if ct.startswith("text/"):', 'if ct.startswith("text/") and "charset=" not in ct.lower():')
+    j = run(diff("app/r.py", head, helper), dec)
+    assert j.label == "contradicts" and "K4" in ids(j), j

@@ -23,8 +23,7 @@ from functools import lru_cache
 
 from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
-from .rejected import decision_code_lines
-from .tokens import ChangeSet, is_specific, tokens, weight
+from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens, weight
 
 GATE_SCORE = 0.65
 BYPASS_SCORE = 0.6
@@ -65,6 +64,40 @@ def indent_of(line: str) -> int:
 
 def code_file(cs: ChangeSet) -> bool:
     return not cs.test and cs.kind != "prose"
+
+
+def logical(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(kind, text) lines with a statement spread over lines joined into one (a formatter's ``if (`` /
+    ``a`` / ``and b`` / ``):`` is ``if (a and b):``), within runs of one kind; brackets balance the join."""
+    out: list[tuple[str, str]] = []
+    buf: list[str] = []
+    kind = ""
+    depth = 0
+    for k, x in lines:
+        if buf and k != kind:
+            out.append((kind, _joined(buf)))
+            buf, depth = [], 0
+        kind = k
+        buf.append(x.strip())
+        depth += sum(x.count(c) for c in "([{") - sum(x.count(c) for c in ")]}")
+        if depth <= 0:
+            out.append((kind, _joined(buf)))
+            buf, depth = [], 0
+    if buf:
+        out.append((kind, _joined(buf)))
+    return out
+
+
+def _joined(parts: list[str]) -> str:
+    text = " ".join(parts)
+    return re.sub(r"\s+([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", re.sub(r",\s*([)\]}])", r"\1", text)))
+
+
+@lru_cache(maxsize=4096)
+def decision_statements(patch: str, path: str) -> tuple[str, ...]:
+    """The code lines the decision's change added, a statement spread over lines joined into one."""
+    kind = file_kind(path)
+    return tuple(x for h in patch_hunks(patch) for k, x in logical(code_lines(h, kind)) if k == "+" and x.strip())
 
 
 def decision_files(case: Case) -> Iterator[tuple[str, ChangeSet, str]]:
@@ -119,7 +152,7 @@ def gated_off(case: Case) -> list[Gated]:
         flags = new_flags(cs)
         if not flags:
             continue
-        mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
+        mine = list(decision_statements(patch, path))
         for removed, added in cs.blocks:
             gone = [r for r in removed if is_decision_line(r, mine)]
             if not gone:
@@ -297,7 +330,7 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
     """G3: a value the decision wrote, replaced on its line by a new setting that defaults to nothing."""
     out: list[Defaulted] = []
     for path, cs, patch in decision_files(case):
-        mine = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
+        mine = list(decision_statements(patch, path))
         out += _emptied(cs, mine, path)
         settings = {n: b for n, b in new_flags(cs, empty=True).items() if _is_setting(b)}
         if not settings:

@@ -18,10 +18,18 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .behaviour import decision_files, gates, indent_of, is_decision_line, new_flags, share_of
+from .behaviour import (
+    decision_files,
+    decision_statements,
+    gates,
+    indent_of,
+    is_decision_line,
+    logical,
+    new_flags,
+    share_of,
+)
 from .diffparse import patch_hunks
 from .judge_case import Case, Evidence
-from .rejected import decision_code_lines
 from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens
 
 NARROW_SCORE = 0.6
@@ -41,9 +49,19 @@ def _condition(line: str) -> tuple[str, str] | None:
     if not m:
         return None
     cond = " ".join(m.group(2).split())
-    if line.rstrip().endswith("{") and cond.startswith("(") and cond.endswith(")"):
-        cond = cond[1:-1].strip()  # if (C) {
+    if cond.startswith("(") and cond.endswith(")") and _wraps(cond):
+        cond = cond[1:-1].strip()  # if (C) {, or a formatter's if (a and b):
     return m.group(1), cond
+
+
+def _wraps(cond: str) -> bool:
+    """Does the opening parenthesis close at the very end (``(a and b)``, not ``(a) and (b)``)?"""
+    depth = 0
+    for i, ch in enumerate(cond):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and i < len(cond) - 1:
+            return False
+    return True
 
 
 def _conjoined(old: str, new: str) -> bool:
@@ -59,7 +77,7 @@ def narrowed(case: Case) -> list[Narrowed]:
     """K3: condition lines of the decision that the diff narrows."""
     out: list[Narrowed] = []
     for path, cs, patch in decision_files(case):
-        written = [x for x in decision_code_lines(patch, path)[0] if x.strip()]
+        written = list(decision_statements(patch, path))
         out += _exit_before(cs, written, path)
         mine = [x for x in written if _condition(x)]
         if not mine:
@@ -188,7 +206,7 @@ def decision_restrictions(patch: str, path: str) -> tuple[tuple[str, str], ...]:
     kind = file_kind(path)
     out: list[tuple[str, str]] = []
     for h in patch_hunks(patch):
-        lines = code_lines(h, kind)
+        lines = logical(code_lines(h, kind))
         had = {t for k, x in lines if k == "-" for t in tokens(x)}
         if not had:
             continue
@@ -214,7 +232,7 @@ def relaxed(case: Case) -> list[Relaxed]:
     """K4: conjuncts the decision added to a condition, put in an ``or`` by the diff before a line that acts."""
     out: list[Relaxed] = []
     for path, cs, patch in decision_files(case):
-        conds = [x for x in decision_code_lines(patch, path)[0] if _condition(x)]
+        conds = [x for x in decision_statements(patch, path) if _condition(x)]
         out += another_way_in(cs, conds, path) + action_elsewhere(cs, patch, path)
         mine = decision_restrictions(patch, path)
         if not mine:
@@ -225,14 +243,16 @@ def relaxed(case: Case) -> list[Relaxed]:
                 old = _condition(r)
                 if old is None or not is_decision_line(r, [line for _, line in mine]):
                     continue
-                for a in added:
+                # the block's own lines, then every added line of the file: the condition may have moved into
+                # a helper the diff writes elsewhere (and lost the conjunct on the way)
+                for a in dict.fromkeys(added + cs.added_lines):
                     new = _condition(a)
                     if new is None or _EXIT.match(_next_line(cs, a)):
                         continue
                     for c, line in mine:
                         if c not in _conjuncts(old[1]):
                             continue
-                        alt = _alternative(c, new[1])
+                        alt = _alternative(c, new[1]) if a in added else None
                         # moved to an enclosing `if c:`, into an expression or a helper is kept, not dropped
                         dropped = _conjuncts(new[1]) == [p for p in _conjuncts(old[1]) if p != c] and not any(
                             _spaced(c) in _spaced(x) for x in cs.added_lines if x is not a
@@ -381,5 +401,14 @@ def widens_guard(cs: ChangeSet, before: str, after: str) -> bool:
         return False
     widened = any(
         new[1].startswith(a + op) or new[1].endswith(op + a) for a in (old[1], f"({old[1]})") for op in (" or ", " || ")
-    )
+    ) or _more_values(old[1], new[1])
     return widened and bool(_EXIT.match(_next_line(cs, after)))
+
+
+def _more_values(old: str, new: str) -> bool:
+    """``x == A`` became ``x in (A, B)``: the same test, one more value it refuses."""
+    m = re.fullmatch(r"(.+?)\s*==\s*(.+)", old)
+    n = re.fullmatch(r"(.+?)\s+in\s+[(\[{](.+)[)\]}]", new)
+    if not m or not n or _spaced(m.group(1)) != _spaced(n.group(1)):
+        return False
+    return _spaced(m.group(2)) in {_spaced(v) for v in n.group(2).split(",")}
