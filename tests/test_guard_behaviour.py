@@ -356,3 +356,29 @@ def test_a_decision_condition_spread_over_lines_by_a_formatter_is_read_as_one() 
     head = old.replace('if ct.startswith("text/"):', 'if ct.startswith("text/") and "charset=" not in ct.lower():')
     j = run(diff("app/r.py", head, helper), dec)
     assert j.label == "contradicts" and "K4" in ids(j), j
+
+
+def test_f2_in_typescript_reads_early_returns_and_leaves_a_methods_last_return() -> None:
+    old = "export class S {\n  fresh(req: Req): boolean {\n    return req.since >= this.modified;\n  }\n}\n"
+    new = (
+        "export class S {\n  fresh(req: Req): boolean {\n    if (req.tags) {\n      return req.tags.includes(this.etag);\n"
+        "    }\n    return req.since >= this.modified;\n  }\n}\n"
+    )
+    dec = info({"src/s.ts": patch(old, new)}, quote="Ignore the date when tags are sent.")
+    combined = new.replace(
+        "    if (req.tags) {\n      return req.tags.includes(this.etag);\n    }\n    return req.since >= this.modified;\n",
+        "    let hit = false;\n    if (req.tags) {\n      hit = req.tags.includes(this.etag);\n    }\n"
+        "    return hit || req.since >= this.modified;\n",
+    )
+    j = run(diff("src/s.ts", new, combined), dec)
+    assert j.label == "contradicts" and "F2" in ids(j), j
+    last_old = (
+        "export class S {\n  ok(a: A): boolean {\n    return true;\n  }\n\n  other(): number {\n    return 1;\n  }\n}\n"
+    )
+    last_new = last_old.replace("    return true;\n", "    return a.ready && a.valid(this.rules);\n")
+    last = info({"src/s.ts": patch(last_old, last_new)}, quote="Ready and valid.")
+    split = last_new.replace(
+        "    return a.ready && a.valid(this.rules);\n",
+        "    if (!a.ready) {\n      return false;\n    }\n    return a.valid(this.rules) || a.forced;\n",
+    )
+    assert "F2" not in ids(run(diff("src/s.ts", last_new, split), last))

@@ -46,7 +46,11 @@ def early_returns(patch: str, path: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-_DEFINITION = re.compile(r"^\s*(?:@|(?:async\s+)?def\s|class\s|function\s|export\s)")
+_DEFINITION = re.compile(
+    r"^\s*(?:@|(?:async\s+)?def\s|class\s|function\s|export\s|(?:const|let|var)\s+\w+\s*=\s*(?:async\s*)?\(|"
+    r"(?:(?:public|private|protected|static|async|get|set|override|readonly)\s+)*[A-Za-z_$][\w$]*\s*\([^)]*\)\s*(?::\s*[^{=]+)?\{\s*$)"
+)
+_CLOSER = re.compile(r"^\s*[)}\]]+[;,)]*\s*$")  # a brace that closes a block says nothing of what follows
 
 
 def _code_follows(rest: list[tuple[str, str]], level: int) -> bool:
@@ -55,6 +59,8 @@ def _code_follows(rest: list[tuple[str, str]], level: int) -> bool:
     for _, y in rest:
         if _DEFINITION.match(y):
             return False
+        if _CLOSER.match(y):
+            continue
         if indent_of(y) < level:
             return True
     return False
