@@ -382,3 +382,24 @@ def test_f2_in_typescript_reads_early_returns_and_leaves_a_methods_last_return()
         "    if (!a.ready) {\n      return false;\n    }\n    return a.valid(this.rules) || a.forced;\n",
     )
     assert "F2" not in ids(run(diff("src/s.ts", last_new, split), last))
+
+
+def test_g2_and_k3_read_typescript() -> None:
+    old = "export class File {\n  size = 10;\n\n  send(scope: Scope): boolean {\n    const fast = false;\n    return fast;\n  }\n}\n"
+    new = old.replace(
+        "    const fast = false;\n", '    const fast = scope.type === "http" && "fast.send" in scope.ext;\n'
+    )
+    dec = info({"src/file.ts": patch(old, new)}, quote="Use the fast send extension when offered.")
+    gated = new.replace("  size = 10;\n", "  size = 10;\n  private allowFast = false;\n").replace(
+        '    const fast = scope.type === "http"', '    const fast = this.allowFast && scope.type === "http"'
+    )
+    j = run(diff("src/file.ts", new, gated), dec)
+    assert j.label == "contradicts" and "G2" in ids(j), j
+    r_old = "function start(size: number, end: number): number {\n  const first = size - end;\n  return first;\n}\n"
+    r_new = r_old.replace("size - end;", "Math.max(size - end, 0);")
+    rdec = info({"src/range.ts": patch(r_old, r_new)}, quote="Clamp oversized suffix ranges.")
+    early = r_new.replace(
+        "  const first", "  if (end > size) {\n    throw new NotSatisfiable(size);\n  }\n  const first"
+    )
+    j = run(diff("src/range.ts", r_new, early), rdec)
+    assert j.label == "contradicts" and "K3" in ids(j), j

@@ -33,17 +33,27 @@ SETTING_LINE_MIN = 3  # G3: tokens of the decision's line besides its value (a l
 # a removed line is the decision's line (retouched since) when it keeps this share of that line's tokens
 DECISION_LINE_KEEP = 0.7
 
+# a TypeScript/JavaScript class field's modifiers (``private readonly usePathsend = false;``)
+_MODIFIERS = r"(?:(?:public|private|protected|readonly|static|declare|override)\s+)*"
 _FALSY = r"(?:False|false|None|null|0|\"\"|'')"
 # a name bound to a falsy value: class attribute / constant / keyword default, with or without a type
 _FLAG_BINDING = re.compile(
-    r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=\s*" + _FALSY + r"\s*,?\s*(?:#.*)?$"
+    r"^\s*"
+    + _MODIFIERS
+    + r"(?:(?:self|this)\.)?([A-Za-z_]\w*)\??\s*(?::\s*[\w\[\], .|<>]+)?\s*=\s*"
+    + _FALSY
+    + r"\s*[,;]?\s*(?:(?:#|//).*)?$"
 )
 # ... or a parameter with such a default, in a signature written on one line
 _FLAG_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=\s*" + _FALSY + r"\s*(?=[,)])")
 # ... and the same with an empty collection: a setting that holds nothing (``excluded_content_types=()``)
 _EMPTY = r"(?:" + _FALSY + r"|\(\)|\[\]|\{\}|(?:set|tuple|frozenset|list|dict)\(\))"
 _EMPTY_BINDING = re.compile(
-    r"^\s*(?:(?:self|this)\.)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?\s*=\s*" + _EMPTY + r"\s*,?\s*(?:#.*)?$"
+    r"^\s*"
+    + _MODIFIERS
+    + r"(?:(?:self|this)\.)?([A-Za-z_]\w*)\??\s*(?::\s*[\w\[\], .|<>]+)?\s*=\s*"
+    + _EMPTY
+    + r"\s*[,;]?\s*(?:(?:#|//).*)?$"
 )
 _EMPTY_PARAM = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=\s*" + _EMPTY + r"\s*(?=[,)])")
 _VALUE_BINDING = re.compile(
@@ -140,7 +150,7 @@ def new_flags(cs: ChangeSet, empty: bool = False) -> dict[str, str]:
 def gates(text: str, flag: str) -> bool:
     """Does ``text`` make what follows depend on ``flag`` being true (``flag and``, ``and flag``, ``&&``)?"""
     name = r"(?:(?:self|this)\.)?" + re.escape(flag)
-    if re.search(r"(?<![\w.!])(?<!not )" + name + r"\s*(?:and|&&)\b", text):
+    if re.search(r"(?<![\w.!])(?<!not )" + name + r"\s*(?:and\b|&&)", text):
         return True
     return re.search(r"(?:\band|&&)\s+" + name + r"(?![\w.(])", text) is not None
 

@@ -101,6 +101,7 @@ def _exit_before(cs: ChangeSet, written: list[str], path: str) -> list[Narrowed]
     out: list[Narrowed] = []
     for h in cs.hunks:
         side = [(k, x) for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith(("#", "//"))]
+        side = [(k, x) for k, x in side if not re.fullmatch(r"\s*[)}\]]+[;,)]*\s*", x)]  # a block's closing brace
         for i in range(len(side) - 2):
             (k1, cond_line), (k2, exit_line), (_, target) = side[i], side[i + 1], side[i + 2]
             cond = _condition(cond_line) if k1 == "+" and k2 == "+" else None
