@@ -403,3 +403,21 @@ def test_g2_and_k3_read_typescript() -> None:
     )
     j = run(diff("src/range.ts", r_new, early), rdec)
     assert j.label == "contradicts" and "K3" in ids(j), j
+
+
+def test_f2_reads_the_early_return_moved_into_a_helper_whose_result_is_combined() -> None:
+    dec = info(
+        {"app/static.py": patch(NM_OLD, NM_DEC)}, quote="Ignore if-modified-since when if-none-match is present."
+    )
+    # written as git shows such a move (the return leaves its block and comes back inside the helper)
+    helpers = (
+        "diff --git a/app/static.py b/app/static.py\n--- a/app/static.py\n+++ b/app/static.py\n"
+        "@@ -1,4 +1,10 @@\n def fresh(req, res):\n"
+        "-    if tags := req.get('if-none-match'):\n-        return res['etag'] in tags.split(',')\n"
+        "-    return req.get('since', 0) >= res['modified']\n"
+        "+    return _tags(req, res) or _since(req, res)\n+\n+\n+def _tags(req, res):\n"
+        "+    tags = req.get('if-none-match')\n+    if not tags:\n+        return False\n"
+        "+    return res['etag'] in tags.split(',')\n+\n+\n"
+    )
+    j = run(helpers, dec)
+    assert j.label == "contradicts" and "F2" in ids(j), j

@@ -89,14 +89,19 @@ def _completed(cs: ChangeSet, line: str) -> bool:
     return False
 
 
+def _calls_any(line: str, names: frozenset[str]) -> bool:
+    return any(re.search(r"(?<![\w])" + re.escape(n) + r"\s*\(", line) for n in names)
+
+
 def not_final(case: Case) -> list[NotFinal]:
     out: list[NotFinal] = []
     for path, cs, patch in decision_files(case):
         mine = list(early_returns(patch, path))
         if not mine:
             continue
-        added = cs.added_lines
-        for r in cs.removed_lines:
+        # the raw lines: a return moved as it is into a helper is matched away in removed_lines / added_lines
+        added = list(dict.fromkeys(x.strip() for h in cs.hunks for k, x in h if k == "+" and x.strip()))
+        for r in dict.fromkeys(x.strip() for h in cs.hunks for k, x in h if k == "-"):
             m = _RETURN.match(r)
             if not m or not is_decision_line(r, mine):
                 continue
@@ -107,7 +112,11 @@ def not_final(case: Case) -> list[NotFinal]:
             if any(
                 (n := _RETURN.match(x)) and len(want & _specific(n.group(1))) >= KEEP_MIN * len(want) for x in added
             ):
-                continue  # still returned as it is
+                # still returned as it is, unless from a helper the diff defines whose result it then combines
+                combined = next((x for x in added if _COMBINED.match(x) and _calls_any(x, cs.defined)), None)
+                if combined is not None:
+                    out.append(NotFinal(r.strip(), combined.strip(), path))
+                continue
             for x in added:
                 if _COMBINED.match(x) or (_BARE_BOOL.match(x) and not _completed(cs, x)):
                     out.append(NotFinal(r.strip(), x.strip(), path))
