@@ -421,3 +421,25 @@ def test_f2_reads_the_early_return_moved_into_a_helper_whose_result_is_combined(
     )
     j = run(helpers, dec)
     assert j.label == "contradicts" and "F2" in ids(j), j
+
+
+def test_taking_out_all_a_one_token_decision_did_is_focused_in_a_larger_diff() -> None:
+    old = "def allowed(self, origin):\n    return self.regex is not None and self.regex.match(origin)\n"
+    new = old.replace(".match(origin)", ".fullmatch(origin)")
+    dec = info({"app/cors.py": patch(old, new)}, quote="Use a full regex match.")
+    helper = (
+        "def allowed(self, origin):\n    return self.regex is not None and self._matches(origin)\n\n\n"
+        "def _matches(self, origin: str) -> bool:\n    # Users write patterns without anchors, so look anywhere.\n"
+        "    assert self.regex is not None\n    found = self.regex.search(origin)\n    return found is not None\n"
+    )
+    j = run(diff("app/cors.py", new, helper), dec)
+    assert j.label == "contradicts", j
+
+
+def test_a_new_exit_before_a_try_around_the_decisions_line_is_k3() -> None:
+    old = "def start(size, end):\n    try:\n        first = size - end\n    except ValueError:\n        return None\n    return first\n"
+    new = old.replace("first = size - end", "first = max(size - end, 0)")
+    dec = info({"app/r.py": patch(old, new)}, quote="Clamp oversized suffix ranges.")
+    early = new.replace("    try:\n", "    if end > size:\n        raise NotSatisfiable(size)\n\n    try:\n", 1)
+    j = run(diff("app/r.py", new, early), dec)
+    assert j.label == "contradicts" and "K3" in ids(j), j

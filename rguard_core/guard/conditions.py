@@ -95,21 +95,27 @@ EXIT_NAMES_MIN = 2  # names of the decision's line the new exit's condition read
 
 
 def _exit_before(cs: ChangeSet, written: list[str], path: str) -> list[Narrowed]:
-    """A new ``if C: raise/return`` put right before a line the decision wrote that acts (not itself a
-    condition or an exit), with C reading that line's names: the cases C covers no longer reach it. Before
-    a guard of the decision's, one more refusal is a stricter check, not this."""
+    """A new ``if C: raise`` put right before a line the decision wrote that acts (not itself a condition or
+    an exit), with C reading that line's names: the cases C covers are refused instead of reaching it. A bare
+    ``return`` (skipping work: throttled progress, a cache hit) is everyday code; before a guard of the
+    decision's, one more refusal is a stricter check, not this."""
     out: list[Narrowed] = []
     for h in cs.hunks:
         side = [(k, x) for k, x in h if k != "-" and x.strip() and not x.lstrip().startswith(("#", "//"))]
         side = [(k, x) for k, x in side if not re.fullmatch(r"\s*[)}\]]+[;,)]*\s*", x)]  # a block's closing brace
         for i in range(len(side) - 2):
-            (k1, cond_line), (k2, exit_line), (_, target) = side[i], side[i + 1], side[i + 2]
+            (k1, cond_line), (k2, exit_line) = side[i], side[i + 1]
+            # the line the exit now stands before, past a `try:` that opens around it
+            rest = [x for _, x in side[i + 2 : i + 4] if not re.fullmatch(r"\s*(?:try\s*:|try\s*\{)\s*", x)]
+            if not rest:
+                continue
+            target = rest[0]
             cond = _condition(cond_line) if k1 == "+" and k2 == "+" else None
             if (
                 cond is None
                 or cond[0] != "if"
-                or not _REFUSE.match(exit_line)
-                or indent_of(target) != indent_of(cond_line)
+                or not _RAISE.match(exit_line)
+                or indent_of(target) < indent_of(cond_line)
             ):
                 continue
             if _condition(target) or _REFUSE.match(target) or not is_decision_line(target, written):
@@ -162,6 +168,7 @@ RELAX_SCORE = 0.6
 # a line that refuses: an error, a skip, or a return of nothing (``return``, ``return None``, ``return "", None``);
 # ``return True`` grants, and one more way to grant is no stricter guard
 _FALSY_VALUE = r"(?:None|null|undefined|False|false|0|\"\"|''|\[\]|\{\}|\(\))"
+_RAISE = re.compile(r"^\s*(?:raise|throw)\b")  # an error where the decision's line handled the case
 _REFUSE = re.compile(r"^\s*(?:raise|throw|return|continue|break)\b")
 _ASSIGN = re.compile(r"^\s*((?:self\.)?[A-Za-z_]\w*)\s*=(?!=)\s*(.+)$")
 _EXIT = re.compile(

@@ -209,6 +209,9 @@ RETUNE_RULE = "S5"
 STRICTER_RULE = "S6"
 # ...and of the decision: a few lines of a change that rewrote a whole module are not what it decided
 DECISION_SHARE_MIN = 0.05
+# ...and evidence that is (nearly) the whole of the decision's change is focused, however large the diff (S3
+# does not apply: a refactor that also takes out everything a one-token decision did has undone it)
+WHOLE_DECISION = 0.9
 STANDING_RULE = "S1"  # a decision that no longer stands is at most related
 NOT_STANDING_MAX = 0.45
 RELATED_MAX = 0.45
@@ -220,6 +223,8 @@ def focused(e: Evidence) -> bool:
     not a value the decision set tuned to another one its words do not name (S5)."""
     if e.retune or e.stricter:
         return False
+    if e.decision_share is not None and e.decision_share >= WHOLE_DECISION:
+        return True  # the diff takes out (nearly) all the decision's change: however small a part of the diff
     pinpoint = e.literal and e.share is not None and e.share >= PINPOINT_COVERAGE
     return (e.share is None or e.share >= (FOCUS_NAMED if e.named else FOCUS_MIN)) and (
         e.decision_share is None or e.decision_share >= DECISION_SHARE_MIN or pinpoint
