@@ -443,3 +443,16 @@ def test_a_new_exit_before_a_try_around_the_decisions_line_is_k3() -> None:
     early = new.replace("    try:\n", "    if end > size:\n        raise NotSatisfiable(size)\n\n    try:\n", 1)
     j = run(diff("app/r.py", new, early), dec)
     assert j.label == "contradicts" and "K3" in ids(j), j
+
+
+def test_a_boolean_the_decision_passed_replaced_by_a_setting_defaulting_the_other_way_is_g3() -> None:
+    old = "class Socket:\n    def send_json(self, data):\n        return json.dumps(data, separators=(',', ':'))\n"
+    new = old.replace("separators=(',', ':'))", "separators=(',', ':'), ensure_ascii=False)")
+    dec = info({"app/ws.py": patch(old, new)}, quote="Send non-ASCII text as is.")
+    flipped = new.replace("class Socket:\n", "class Socket:\n    json_ensure_ascii: bool = True\n\n").replace(
+        "ensure_ascii=False)", "ensure_ascii=self.json_ensure_ascii)"
+    )
+    j = run(diff("app/ws.py", new, flipped), dec)
+    assert j.label == "contradicts" and "G3" in ids(j), j
+    kept = flipped.replace("json_ensure_ascii: bool = True", "json_ensure_ascii: bool = False")
+    assert "G3" not in ids(run(diff("app/ws.py", new, kept), dec))

@@ -342,6 +342,7 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
     for path, cs, patch in decision_files(case):
         mine = list(decision_statements(patch, path))
         out += _emptied(cs, mine, path)
+        out += _flipped(cs, mine, path)
         settings = {n: b for n, b in new_flags(cs, empty=True).items() if _is_setting(b)}
         if not settings:
             continue
@@ -364,6 +365,44 @@ def replaced_by_empty_setting(case: Case) -> list[Defaulted]:
                     ):
                         if not _fed(cs, new[0], lost[0]):
                             out.append(Defaulted(lost[0], new[0], settings[new[0]], a.strip(), path))
+    return out
+
+
+_OPPOSITE = {"False": "True", "True": "False", "false": "true", "true": "false"}
+_BOOL_BINDING = re.compile(
+    r"^\s*"
+    + _MODIFIERS
+    + r"(?:(?:self|this)\.)?([A-Za-z_]\w*)\??\s*(?::\s*bool(?:ean)?)?\s*=\s*(True|False|true|false)"
+    r"\s*[,;]?\s*(?:(?:#|//).*)?$"
+)
+
+
+def _flipped(cs: ChangeSet, mine: list[str], path: str) -> list[Defaulted]:
+    """A boolean the decision passed on its line (``ensure_ascii=False``) replaced by a new setting that
+    defaults to the other value (``json_ensure_ascii: bool = True`` read as ``self.json_ensure_ascii``)."""
+    removed = " ".join(cs.removed_lines)
+    added_text = " ".join(cs.added_lines)
+    found: dict[str, tuple[str, str]] = {}
+    for x in cs.added_lines:
+        m = _BOOL_BINDING.match(x)
+        if not m or re.search(r"(?<![\w])" + re.escape(m.group(1)) + r"\s*(?::[^=]*)?=", removed):
+            continue
+        own = re.search(r"\b(?:self|this|cls)\." + re.escape(m.group(1)) + r"\b", added_text)
+        if _is_setting(x) or own:
+            found.setdefault(m.group(1), (m.group(2), x.strip()))
+    out: list[Defaulted] = []
+    if not found:
+        return out
+    for removed_lines, added in cs.blocks:
+        for r in removed_lines:
+            if not is_decision_line(r, mine):
+                continue
+            for a in added:
+                gone, now = Counter(tokens(r)), Counter(tokens(a))
+                lost = [t for t in gone - now if t in _OPPOSITE]
+                new = [t for t in now - gone if t in found and found[t][0] == _OPPOSITE.get(lost[0] if lost else "")]
+                if len(lost) == 1 and new and sum((gone & now).values()) >= GATE_KEEP * (sum(gone.values()) - 1):
+                    out.append(Defaulted(lost[0], new[0], found[new[0]][1], a.strip(), path))
     return out
 
 
@@ -405,7 +444,7 @@ def g3_defaulted(case: Case) -> Evidence | None:
         "G3",
         GATE_SCORE,
         f"the diff uses `{d.setting}` where the decision wrote `{d.value}` (`{d.line}` in {d.path}); `{d.setting}` "
-        f"is new and holds nothing by default (`{d.binding}`)",
+        f"is new, and by default it holds nothing or the other value (`{d.binding}`)",
         share_of(case, [d.binding, d.line]),
         True,
     )
