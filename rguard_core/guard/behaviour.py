@@ -1,16 +1,23 @@
 """Paraphrased undos read from what the decision's code *does*, not from its tokens: the behaviour it
-established switched off by a new flag, or a choice it made conditional applied regardless.
+established switched off by a new flag or setting, or a choice it made conditional applied regardless. Also the
+line helpers the other behaviour modules share (``decision_files``, ``decision_statements``, ``logical``,
+``is_decision_line``, ``new_flags``).
 
 G2  switched off: the diff binds a new name to a falsy value (``use_pathsend = False``, ``strict: bool =
-    False``) and, in the same file, rewrites a code line the decision's change added so that line only acts
-    when that name is true (``flag and <line's condition>``, or the line re-indented under ``if flag:``).
-    ``not flag and ...`` or a truthy default keeps the decision: an opt-in, not an undo.
+    False``, a TypeScript field) and, in the same file, rewrites a code line the decision's change added so that
+    line only acts when that name is true (``flag and <line's condition>``, or the line re-indented under ``if
+    flag:``). ``not flag and ...`` or a truthy default keeps the decision: an opt-in, not an undo.
+G3  defaulted away: on a line the decision wrote, its value is swapped for a new setting (a parameter or an
+    attribute) that holds nothing by default (``excluded_content_types=()``), or a boolean it passed for a setting
+    that defaults to the other value, or a name it bound to a value is bound to nothing; not when the diff feeds
+    the decision's value into that setting.
 B1  a choice bypassed: the decision's change bound a name in both arms of an ``if``/``else`` through two
     different calls (``full_path = abspath(...)`` / ``realpath(...)``), and the diff applies one arm's call to
     that name outside the branch (``realpath(full_path)``), so the other arm no longer counts.
 
 Each reads the diff's hunks with their context lines (what a reviewer sees), nothing beyond them. The same kind
-of reading for exceptions is in handlers.py (X2, H1) and for conditions in conditions.py (K3).
+of reading for exceptions is in handlers.py (X2), for conditions in conditions.py (K3, K4), for early returns in
+exits.py (F2) and for lines taken out in restored.py (REV4).
 """
 
 from __future__ import annotations

@@ -1,15 +1,22 @@
-"""Paraphrased undos read from the conditions the decision's code wrote.
+"""Paraphrased undos read from the conditions the decision's code wrote (statements a formatter spread over
+lines are read as one: ``behaviour.logical``).
 
-K3  a condition narrowed: a condition line the decision's change wrote (``if C:``, or that line retouched
-    since) gets a conjunct (``if C and X:``) or a new branch before it that turns it into ``elif C:``, so what
-    the decision made happen under C now happens in fewer cases (a guard that skips, an origin echoed).
-    ``or`` (a stricter guard, a wider feature) is not narrowing.
-K4  a restriction relaxed: the decision's change edited a condition by adding a conjunct of its own
-    (``if scope["session"]:`` became ``if session.modified and session:``), and the diff puts that conjunct in an
-    ``or`` with something else (``session and (session.modified or refresh_expiry)``) or drops it (``if
-    session:``), before a line that acts
-    (not a guard that refuses — raise, continue, break, a return of nothing — where ``or`` is stricter). An alternative gated by a new flag that is off
-    (``or (self.refresh_each_request and ...)``) is an opt-in, not a relaxation.
+K3  a condition narrowed, so what the decision made happen under C happens in fewer cases: a condition line the
+    decision's change wrote (``if C:``, or that line retouched since) gets a conjunct (``if C and X:``); or a new
+    branch before it turns it into ``elif C:``; or a new ``if X: raise`` stands right before a line the decision
+    wrote that acts, X reading that line's names (a 416 raised before the clamp the decision wrote). ``or`` is not
+    narrowing (a stricter guard, a wider feature), nor a bare ``return`` that skips work.
+K4  a restriction relaxed: the decision's change edited a condition by adding a conjunct of its own (``if
+    scope["session"]:`` became ``if session.modified and session:``), and the diff puts that conjunct in an ``or``
+    with something else (``session and (session.modified or refresh_expiry)``) or drops it (``if session:``, here
+    or in a helper the diff writes), before a line that acts — not a guard that refuses (raise, continue, break, a
+    return of nothing), where ``or`` is stricter. An alternative gated by a new flag that is off is an opt-in.
+    Also: a new branch before the decision's ``else`` (or next ``elif``) doing what its ``if`` branch does, and a
+    new ``elif`` after the statement a decision's condition guards making the same call (the excluded cases
+    given the action).
+
+``widens_guard`` is the opposite reading the D rules use: a guard given one more way to refuse (``C or X``,
+``x == A`` -> ``x in (A, B)``) before a refusal is made stricter, not undone.
 """
 
 from __future__ import annotations
