@@ -193,3 +193,32 @@ def test_a_keyword_the_decision_added_moved_into_defaults_keeps_the_line() -> No
         "    return Environment(loader=loader, **options)\n"
     )
     assert "REV3" not in ids(run(diff("app/t.py", new, defaults), dec))
+
+
+def test_a_condition_named_as_a_local_is_no_revert_of_a_multiline_decision_line() -> None:
+    old = "def send(self, body, populate):\n    if body is not None and populate:\n        self.length(body)\n"
+    new = (
+        "def send(self, body, populate):\n    if (\n        body is not None\n        and populate\n"
+        "        and not (self.code < 200 or self.code in (204, 304))\n    ):\n        self.length(body)\n"
+    )
+    dec = info({"app/r.py": patch(old, new)}, quote="No content length on 1xx, 204 and 304.")
+    named = (
+        "def send(self, body, populate):\n    forbids = self.code < 200 or self.code in (204, 304)\n"
+        "    if body is not None and populate and not forbids:\n        self.length(body)\n"
+    )
+    assert run(diff("app/r.py", new, named), dec).label != "contradicts"
+
+
+def test_a_new_local_named_like_code_the_decision_removed_puts_nothing_back() -> None:
+    from rguard_core.guard.diffparse import parse_diff
+    from rguard_core.guard.judge_bag import overlap
+    from rguard_core.guard.judge_case import patch_set
+    from rguard_core.guard.judge_offline import diff_change_sets
+
+    old = "def find(d, p):\n    full = Path(d, p).resolve()\n    return full\n"
+    new = "def find(d, p):\n    full = realpath(join(d, p))\n    return full\n"
+    chooser = "def find(d, p):\n    resolve = realpath if FOLLOW else abspath\n    full = resolve(join(d, p))\n    return full\n"
+    cs = diff_change_sets(parse_diff(diff("app/f.py", new, chooser)).files)["app/f.py"]
+    assert "resolve" in cs.new_locals
+    undo = overlap(cs, patch_set(patch(old, new), "app/f.py")).undo
+    assert "resolve" not in undo, undo

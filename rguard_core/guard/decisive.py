@@ -175,7 +175,9 @@ def decisive_edits(
             edit.taken = [
                 t for t in edit.taken if diff.removed[t] > 0 and t not in diff.added_tokens and t not in local
             ]
-            edit.put_back = [t for t in edit.put_back if diff.added[t] > 0 and t not in diff.defined]
+            edit.put_back = [
+                t for t in edit.put_back if diff.added[t] > 0 and t not in diff.defined and t not in diff.new_locals
+            ]
             if edit.after and _calls_helper(edit.after, diff.defined):
                 # the line now hands its work to a helper the diff defines: what it passes is the helper's input
                 edit.put_back, edit.inserted = [], []

@@ -23,14 +23,17 @@ TEST_UNDO_MIN = 4.0
 
 
 def overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> Overlap:
-    undo = _shared(d.removed, pr.added) + _shared(d.added, pr.removed)
+    # a name the diff newly binds is its own, not the decision's removed code put back (a local `resolve` is
+    # not the `.resolve()` an older change took out)
+    added = Counter({t: n for t, n in d.added.items() if t not in d.new_locals})
+    undo = _shared(d.removed, pr.added) + _shared(added, pr.removed)
     same = _shared(d.added, pr.added) + _shared(d.removed, pr.removed)
     # what the decision changed while the same token stays in use around it was one use among several
-    undo_k = _shared(d.removed, pr.added, pr.context) + _shared(d.added, pr.removed, pr.context)
+    undo_k = _shared(d.removed, pr.added, pr.context) + _shared(added, pr.removed, pr.context)
     same_k = same
     if vocab:
         undo_k, same_k = rare(undo_k, vocab), rare(same, vocab)
-    raw = (d.removed & pr.added) + (d.added & pr.removed)
+    raw = (d.removed & pr.added) + (added & pr.removed)
     role = "prose" if d.kind == "prose" else "test" if d.test else "code"
     novel = weigh(Counter({t: n for t, n in d.added.items() if t not in pr.removed and t not in pr.added}))
     return Overlap(
@@ -42,7 +45,7 @@ def overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> O
         d.code_w,
         undo_k,
         same_k,
-        weigh(_shared(d.added, pr.removed)),
+        weigh(_shared(added, pr.removed)),
         weigh(_shared(d.removed, pr.added)),
         novel,
     )

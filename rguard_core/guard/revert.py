@@ -228,9 +228,13 @@ def line_edits(patch: str, path: str) -> tuple[tuple[str, str], ...]:
     kind = file_kind(path)
     if kind == "prose":
         return ()
+    from .behaviour import logical
+
     out = []
     for h in patch_hunks(patch):
-        for rem, add in _blocks(code_lines(h, kind)):
+        # a statement a formatter spread over lines is one line here: its fragments (`body is not None` of an
+        # `if (` ... `):`) are not lines an edit turned into others
+        for rem, add in _blocks(logical(code_lines(h, kind))):
             if not rem or not add or len(rem) * len(add) > PAIR_CELLS:
                 continue
             for j, i in _pair(rem, add).items():

@@ -232,6 +232,17 @@ class ChangeSet:
         return frozenset(self.once("added_tokens", lambda: {t for x in self.added_lines for t in tokens(x)}))
 
     @property
+    def new_locals(self) -> frozenset[str]:
+        """Names the diff binds on its added lines that none of its removed lines bound (a local it introduces,
+        ``resolve = os.path.abspath if ... else os.path.realpath``): a new name, whatever older code called so."""
+
+        def find() -> set[str]:
+            before = {m for x in self.removed_lines for m in _declared(x)}
+            return {m for x in self.added_lines for m in _declared(x)} - before
+
+        return frozenset(self.once("new_locals", find))
+
+    @property
     def defined(self) -> frozenset[str]:
         """Functions, methods and classes the diff defines in this file (a helper it extracts)."""
         return frozenset(self.once("defined", lambda: {m for x in self.added_lines for m in _DEFINES.findall(x)}))
