@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .diffparse import patch_hunks
-from .judge_case import Case, Evidence
-from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens, weight
+from .judge_case import Case, Evidence, share_of
+from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens
 
 GATE_SCORE = 0.65
 BYPASS_SCORE = 0.6
@@ -123,10 +123,6 @@ def decision_files(case: Case) -> Iterator[tuple[str, ChangeSet, str]]:
         patch = case.info.patches.get(path)
         if patch is not None and code_file(cs):
             yield path, cs, patch
-
-
-def share_of(case: Case, lines: list[str]) -> float:
-    return sum(weight(t) for x in lines for t in tokens(x)) / case.total_w
 
 
 # --- G2 ------------------------------------------------------------------------------------------------

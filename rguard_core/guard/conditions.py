@@ -33,10 +33,9 @@ from .behaviour import (
     is_decision_line,
     logical,
     new_flags,
-    share_of,
 )
 from .diffparse import patch_hunks
-from .judge_case import Case, Evidence
+from .judge_case import Case, Evidence, share_of
 from .tokens import ChangeSet, code_lines, file_kind, is_specific, tokens
 
 NARROW_SCORE = 0.6

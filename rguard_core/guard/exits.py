@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .behaviour import decision_files, indent_of, is_decision_line, share_of
+from .behaviour import decision_files, indent_of, is_decision_line
 from .diffparse import patch_hunks
-from .judge_case import Case, Evidence
+from .judge_case import Case, Evidence, share_of
 from .tokens import ChangeSet, is_specific, tokens
 
 FINAL_SCORE = 0.65

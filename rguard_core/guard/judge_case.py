@@ -17,7 +17,7 @@ from typing import Any
 from .decisive import DecisionLine, LineEdit, decision_lines, guarded_lines
 from .diffparse import patch_hunks
 from .model import DecisionInfo, FileDiff, Label
-from .tokens import ChangeSet, bare, change_set, file_kind, is_specific, literal_body, weight
+from .tokens import ChangeSet, bare, change_set, file_kind, is_specific, literal_body, tokens, weight
 
 PATCH_CACHE = 4096
 
@@ -161,6 +161,11 @@ def patch_guards(patch: str, path: str) -> list[tuple[str, list[str]]]:
 @lru_cache(maxsize=PATCH_CACHE)
 def patch_lines(patch: str, path: str) -> dict[str, DecisionLine]:
     return decision_lines(patch_hunks(patch), path)
+
+
+def share_of(case: Case, lines: list[str]) -> float:
+    """The weight of ``lines`` over the whole diff's code change: how much of the diff a rule's finding is."""
+    return sum(weight(t) for x in lines for t in tokens(x)) / case.total_w
 
 
 def is_literal(tok: str) -> bool:

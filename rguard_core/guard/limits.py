@@ -21,9 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .judge_case import Case, Evidence, patch_set
+from .judge_case import Case, Evidence, patch_set, share_of
 from .rejected import decision_code_lines, decision_words
-from .tokens import tokens, weight
 
 _LIMIT_WORDS = re.compile(
     r"(?i)\b(?:time-?outs?|timed?[\s-]+out|deadlines?|limits?|limited|max(?:imum)?|caps?|capped|retr(?:y|ies|ied)|"
@@ -96,7 +95,7 @@ def w1_disabled(case: Case) -> Evidence | None:
     if not found:
         return None
     d = found[0]
-    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
+    share = share_of(case, [x.line for x in found])
     return Evidence(
         "W1",
         0.65,
@@ -172,7 +171,7 @@ def k1_bypassed(case: Case) -> Evidence | None:
     if not found:
         return None
     b = found[0]
-    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
+    share = share_of(case, [x.line for x in found])
     return Evidence(
         "K1",
         0.6,
@@ -241,7 +240,7 @@ def k2_conditional(case: Case) -> Evidence | None:
     if not found:
         return None
     s = found[0]
-    share = sum(weight(t) for x in found for t in tokens(x.condition) + tokens(x.line)) / case.total_w
+    share = share_of(case, [y for x in found for y in (x.condition, x.line)])
     return Evidence(
         "K2",
         0.6,
@@ -303,7 +302,7 @@ def w2_switched_off(case: Case) -> Evidence | None:
     if not found:
         return None
     x = found[0]
-    share = sum(weight(t) for y in found for t in tokens(y.line)) / case.total_w
+    share = share_of(case, [y.line for y in found])
     return Evidence(
         "W2",
         0.65,

@@ -18,9 +18,9 @@ from functools import lru_cache
 
 from .behaviour import decision_files
 from .decisive import fine_tokens
-from .judge_case import Case, Evidence
+from .judge_case import Case, Evidence, share_of
 from .rejected import decision_code_lines
-from .tokens import _IMPORT, is_specific, tokens, weight
+from .tokens import _IMPORT, is_specific, tokens
 
 RESTORED_MIN = 0.7  # token-sequence likeness of the diff's line to the line the decision took out
 RESTORED_SCORE = 0.7
@@ -107,7 +107,7 @@ def rev4_restored(case: Case) -> Evidence | None:
     if not found:
         return None
     r = found[0]
-    share = sum(weight(t) for x in found for t in tokens(x.line)) / case.total_w
+    share = share_of(case, [x.line for x in found])
     return Evidence(
         "REV4",
         RESTORED_SCORE,
