@@ -18,7 +18,8 @@ WITH d, s, min(p.merged_at) AS added_at
 RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source_id,
        coalesce(d.status, 'active') AS status, coalesce(d.score_factor, 1.0) AS score_factor,
        s.kind AS kind, s.number AS number, s.path AS path, s.url AS url, s.title AS title,
-       coalesce(s.merged_at, s.date, s.created_at, added_at) AS at
+       coalesce(s.merged_at, s.date, s.created_at, added_at) AS at, d.stated AS stated, d.stated_rule AS stated_rule,
+       d.explained AS explained
 """
 
 # The change behind a decision: its own PR or commit, or for an ADR the PR that added it.
@@ -106,6 +107,9 @@ def _info(r: Row) -> DecisionInfo:
         status=r.get("status") or "active",
         score_factor=float(r.get("score_factor") or 1.0),
         at=r.get("at"),
+        stated=r.get("stated") is not False,  # a graph ingested before choice.py: every decision stated
+        stated_rule=r.get("stated_rule"),
+        explained=r.get("explained") is not False,
     )
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..ingest.choice import RULES as CHOICE_RULES
 from .behaviour import b1_bypassed, g2_gated, g3_defaulted
 from .conditions import k3_narrowed, k4_relaxed
 from .decisive import DecisionLine, LineEdit, decisive_edits
@@ -59,7 +60,17 @@ from .restored import rev4_restored
 from .swaps import t1_swapped_back
 from .tokens import ChangeSet
 
-__all__ = ["POLICY", "RULES", "Case", "Evidence", "JudgeRule", "OfflineJudge", "diff_change_sets", "patch_hunks"]
+__all__ = [
+    "POLICY",
+    "RULES",
+    "cap_unstated",
+    "Case",
+    "Evidence",
+    "JudgeRule",
+    "OfflineJudge",
+    "diff_change_sets",
+    "patch_hunks",
+]
 
 
 class OfflineJudge:
@@ -110,7 +121,7 @@ class OfflineJudge:
             decision_w=self._decision_w(info),
         )
         found = [e for r in RULES if (e := r.detect(case)) is not None]
-        return policy(found, standing)
+        return policy(found, standing, info.explained)
 
     def _decision_w(self, info: DecisionInfo) -> float:
         sets = [self._pr_set(info.source_id, p, x) for p, x in info.patches.items()]
@@ -213,8 +224,28 @@ DECISION_SHARE_MIN = 0.05
 # does not apply: a refactor that also takes out everything a one-token decision did has undone it)
 WHOLE_DECISION = 0.9
 STANDING_RULE = "S1"  # a decision that no longer stands is at most related
+# A decision whose source states no choice (ingest/choice.py: a terse or tidy-up commit, a merge, a docs-only
+# change) is a record of a change, not of a choice: only a revert of it (REV1-REV3, the revert its own evidence)
+# warns; overlap and paraphrase evidence alone is related.
+UNSTATED_RULE = "S7"
+REVERT_RULES = frozenset({"REV1", "REV2", "REV3"})
+# A decision known by its title alone ("Fixing config weirdness": no body, no review) says too little for token
+# overlap to be its undo: the overlap rules contradict it only where its words name what the diff changes.
+TITLE_ONLY_RULE = "S8"
+OVERLAP_RULES = frozenset({"U1", "U2", "D1", "D2", "D3", "D4"})
 NOT_STANDING_MAX = 0.45
 RELATED_MAX = 0.45
+
+
+def cap_unstated(j: Judgement, info: DecisionInfo) -> Judgement:
+    """S7: a contradiction of a decision whose text states no choice stands only on a revert rule."""
+    if info.stated or j.label != "contradicts" or any(r in REVERT_RULES for r, _ in j.rules):
+        return j
+    what = CHOICE_RULES.get(info.stated_rule or "", "its text states no choice")
+    why = f"the change it cites states no choice ({info.stated_rule or 'Q'}: {what}): only a revert of it warns"
+    return Judgement(
+        "related", round(min(j.score, RELATED_MAX), 4), f"{j.reason}; {why}", (*j.rules, (UNSTATED_RULE, why))
+    )
 
 
 def focused(e: Evidence) -> bool:
@@ -231,11 +262,23 @@ def focused(e: Evidence) -> bool:
     )
 
 
-def policy(found: list[Evidence], standing: bool) -> Judgement:
+def policy(found: list[Evidence], standing: bool, explained: bool = True) -> Judgement:
     """The label from what fired: contradicts if a contradicting rule fired on a focused part of the diff, else
-    related (also for contradicting evidence on a small share of a large diff), else unrelated."""
+    related (also for contradicting evidence on a small share of a large diff), else unrelated. ``explained``
+    False (a title-only decision): overlap evidence its words do not name is at most related (S8)."""
     contra = [e for e in found if POLICY[e.rule] == "contradicts" and focused(e)]
     unfocused = [e for e in found if POLICY[e.rule] == "contradicts" and not focused(e)]
+    if not explained:
+        unnamed = [e for e in contra if e.rule in OVERLAP_RULES and not e.named]
+        contra = [e for e in contra if e not in unnamed]
+        if unnamed and not contra:
+            why = "overlap with a decision known by its title alone, whose words do not name what the diff changes"
+            return Judgement(
+                "related",
+                round(min(RELATED_MAX, max(e.score for e in unnamed)), 4),
+                "; ".join(dict.fromkeys(e.why for e in unnamed)) + f"; {why}",
+                (*((e.rule, e.why) for e in unnamed), (TITLE_ONLY_RULE, why)),
+            )
     related = [e for e in found if POLICY[e.rule] == "related"]
     if contra:
         best = max(contra, key=lambda e: e.score)

@@ -87,6 +87,9 @@ class DecisionInfo:
     patches: dict[str, str] = field(default_factory=dict)  # file path -> unified hunks of the decision's change
     rejected: list[str] = field(default_factory=list)  # quotes of the alternatives it rejected (REJECTED_FOR)
     claims: list[str] = field(default_factory=list)  # quotes of the claims it rests on (its premises)
+    stated: bool = True  # its source states a choice (ingest/choice.py); False: only a revert of it warns (S7)
+    stated_rule: str | None = None  # the choice.py rule (Q1-Q5) that found no stated choice
+    explained: bool = True  # its text says more than a title (choice.py); False: overlap must be named (S8)
 
 
 @dataclass

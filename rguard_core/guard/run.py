@@ -18,7 +18,7 @@ from . import candidates as cands
 from . import decisions, experts, import_hop, premises, renames
 from .diffparse import diff_from_patches, parse_diff
 from .dismissals import apply_dismissals
-from .judge_offline import OfflineJudge, diff_change_sets
+from .judge_offline import OfflineJudge, cap_unstated, diff_change_sets
 from .learned import learned
 from .model import Candidate, DecisionInfo, Finding, GuardReport, Judgement, ParsedDiff, Verdict
 from .request import GuardRequest
@@ -270,7 +270,7 @@ class _Run:
         labels = self._labels(items, standing, judge)
         findings = []
         for c, info in items:
-            j = import_hop.cap(c, labels[c.decision_id], self.sets, info)
+            j = cap_unstated(import_hop.cap(c, labels[c.decision_id], self.sets, info), info)
             if j.label == "unrelated" and c.replaces:
                 # the diff touches what a superseded decision covered: its replacement is shown instead
                 why = f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches"

@@ -34,7 +34,7 @@ SLASH_COMMENTS = frozenset(
     ".dart .groovy .gradle .m .mm .proto .zig .v .sol .css .scss .less .json5 .jsonc".split()
 )
 DASH_COMMENTS = frozenset(".sql .lua .hs .elm .ada .adb".split())
-PROSE = frozenset(".md .markdown .rst .txt .adoc .asciidoc .org .rdoc .textile".split())
+PROSE = frozenset(".md .mdx .markdown .rst .txt .adoc .asciidoc .org .rdoc .textile".split())
 PROSE_NAMES = frozenset("readme license licence changelog changes authors contributing notice copying history".split())
 HASH_NAMES = frozenset("makefile dockerfile gemfile rakefile procfile justfile .gitignore .dockerignore".split())
 
@@ -56,9 +56,28 @@ _TEST_PATH = re.compile(
 )
 
 
+# Files around the product that are not it: scratch files a project edits in every commit (zod's play.ts), the
+# docs site's and examples' code, benchmarks, CI and tool configuration. Undoing a line there undoes no
+# decision about how the software behaves; on real histories they were behind a quarter of the warnings on
+# ordinary commits (zod: a playground rewritten, "Make stalebot a bit more chill", "Fix rollup build").
+_SUPPORT_PATH = re.compile(
+    r"(?:^|/)(?:play|playground|scratch|sandbox)(?:\.[\w]+)?$|(?:^|/)dist/|\.min\.[cm]?js$|\.map$"
+    r"|(?:^|/)(?:docs?|documentation|website|examples?|bench(?:mark)?s?|\.github|\.circleci|\.husky)/"
+    r"|(?:^|/)(?:[\w.-]+\.config\.[cm]?[jt]s|karma\.conf\.js|[Gg]runtfile\.js|[Gg]ulpfile\.js|tsconfig[\w.-]*\.json"
+    r"|\.eslintrc[\w.]*|\.prettierrc[\w.]*|\.travis\.yml|\.?azure-pipelines\.ya?ml|tox\.ini|noxfile\.py"
+    r"|\.pre-commit-config\.ya?ml|\.stale\.ya?ml|stale\.ya?ml|\.gitignore|\.npmignore|\.gitattributes|\.editorconfig)$"
+)
+
+
+def is_support_path(path: str) -> bool:
+    """A file around the product (``_SUPPORT_PATH``): a revert is measured without it."""
+    return bool(_SUPPORT_PATH.search(path))
+
+
 def is_test_path(path: str) -> bool:
-    """Tests mirror the code they check: their overlap supports ``related`` but never a contradiction alone."""
-    return bool(_TEST_PATH.search(path))
+    """Tests mirror the code they check, and support files (``_SUPPORT_PATH``) are not the product: their overlap
+    supports ``related`` but never a contradiction alone."""
+    return bool(_TEST_PATH.search(path) or _SUPPORT_PATH.search(path))
 
 
 def file_kind(path: str) -> str:

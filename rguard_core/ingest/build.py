@@ -15,6 +15,7 @@ from typing import Any
 from ..evidence import RejectedQuote, Span, anchor
 from ..jsontypes import JSONObject, Props
 from .adr import parse_adr
+from .choice import STATED, Worthiness, states_choice
 from .extract.base import Candidate, Extractor, Proposal, SourceDoc
 from .links import parse_links
 from .mechanical import commit_rule, pull_rule
@@ -171,8 +172,9 @@ class _Builder:
         for c in pr.comments:
             self.comment(c)
         if pr.merged and not noise:
+            stated = states_choice(pr.title, pr.body, pr.files, [c.body for c in pr.comments])
             self.decision_source(
-                SourceDoc(sid, "pr", self.texts[sid], "decision", pr.title), [c.id for c in pr.comments]
+                SourceDoc(sid, "pr", self.texts[sid], "decision", pr.title), [c.id for c in pr.comments], stated
             )
             if sid in self.decision_of:
                 self.action(sid, f"Merge of #{pr.number}: {pr.title}", True, [f.path for f in pr.files])
@@ -299,7 +301,8 @@ class _Builder:
         title = c.message.split("\n", 1)[0]
         self.links(sid, title, c.message, None)
         if sid not in self.mechanical:
-            self.decision_source(SourceDoc(sid, "commit", c.message, "decision", title), [])
+            stated = states_choice(title, c.message.split("\n", 1)[1] if "\n" in c.message else "", c.files)
+            self.decision_source(SourceDoc(sid, "commit", c.message, "decision", title), [], stated)
             if sid in self.decision_of:
                 self.action(sid, f"Commit {c.sha[:10]}: {title}", True, [f.path for f in c.files])
 
@@ -366,7 +369,9 @@ class _Builder:
             self.cov.unresolved_links.append(f"{sid} {rel} #{n}")
 
     # --- extraction ------------------------------------------------------------------------------
-    def decision_source(self, doc: SourceDoc, comment_ids: list[str]) -> None:
+    def decision_source(self, doc: SourceDoc, comment_ids: list[str], stated: Worthiness = STATED) -> None:
+        """The decision ``doc`` proposes, its alternatives and claims. ``stated``: whether its text states a
+        choice (choice.py); one that does not is kept, marked, and the guard warns on it only for a revert."""
         prop = self.ex.extract(doc)
         dspan = self.keep(doc.id, prop.decision) if prop.decision else None
         if not isinstance(dspan, Span) or prop.decision is None:
@@ -379,6 +384,9 @@ class _Builder:
             summary=prop.decision.summary,
             extractor=self.ex.name,
             extracted_because=prop.why or self.ex.name,
+            stated=stated.stated,
+            stated_rule=stated.rule,
+            explained=stated.explained,
         )
         self.b.edge("DERIVED_FROM", did, doc.id, "Decision", "Source")
         self.decision_of[doc.id] = did
