@@ -107,9 +107,9 @@ def recount_hunks(text: str) -> str:
             j -= 1
             old -= 1
             new -= 1
-        if j == i + 1:
-            # a header with no lines: a stored patch cut before its first line (a minified bundle or source map
-            # is one line longer than the cap); there is nothing to read in it
+        if j == i + 1 and (j >= len(lines) or lines[j].startswith(("@@", "diff --git ")) or _file_header(lines, j)):
+            # a header with no lines before the next hunk or file: a stored patch cut before its first line (a
+            # minified bundle or source map is one line longer than the cap); there is nothing to read in it
             i = j
             continue
         out.append(f"@@ -{m.group(1)},{old} +{m.group(2)},{new} @@{m.group(3)}")

@@ -109,6 +109,7 @@ class Evidence:
     literal: bool = False  # a literal or number is among what it found
     retune: bool = False  # only numbers the decision wrote, replaced by other numbers (S5)
     stricter: bool = False  # only patterns the decision wrote, replaced by patterns that accept less (S6)
+    revert_share: float | None = None  # revert rules: the part of the decision's change the diff reverts
 
 
 @dataclass

@@ -71,6 +71,7 @@ def _rev(case: Case) -> Evidence | None:
         1.0 if ev.exact else 0.9,
         f"the diff {what} the decision's own change: {ev.got} of its {ev.need} changed lines "
         f"put back as they were ({ev.hunks} hunk(s) in {', '.join(ev.paths)})",
+        revert_share=ev.got / ev.need if ev.need else None,
     )
 
 
@@ -89,9 +90,12 @@ def rev3(case: Case) -> Evidence | None:
     if case.remote:
         return None
     found: list[LineUndo] = []
+    edited = 0  # the decision's line edits in the files both touch
     for path, cs in case.diff_sets.items():
         if path in case.info.patches and not cs.test:
-            found += undone_edits(cs, line_edits(case.info.patches[path], path), path)
+            edits = line_edits(case.info.patches[path], path)
+            edited += len(edits)
+            found += undone_edits(cs, edits, path)
     if not found:
         return None
     u = found[0]
@@ -102,6 +106,7 @@ def rev3(case: Case) -> Evidence | None:
         f"the diff turns back {len(found)} line edit(s) of the decision: `{u.after}` was "
         f"`{u.before}`, and the diff writes `{u.diff_added}` again",
         w / case.total_w,
+        revert_share=min(1.0, len(found) / edited) if edited else None,
     )
 
 

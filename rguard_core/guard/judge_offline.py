@@ -34,6 +34,7 @@ from ..ingest.choice import RULES as CHOICE_RULES
 from .behaviour import b1_bypassed, g2_gated, g3_defaulted
 from .conditions import k3_narrowed, k4_relaxed
 from .decisive import DecisionLine, LineEdit, decisive_edits
+from .deprecation import DEPRECATION_RULE, deprecation_completed
 from .diffparse import patch_hunks
 from .exits import f2_not_final
 from .handlers import x2_caught
@@ -121,7 +122,16 @@ class OfflineJudge:
             decision_w=self._decision_w(info),
         )
         found = [e for r in RULES if (e := r.detect(case)) is not None]
-        return policy(found, standing, info.explained)
+        j = policy(found, standing, info.stated, info.explained, info.stated_rule)
+        if j.label == "contradicts" and deprecation_completed(case):
+            why = "the decision deprecated what the diff now removes, and the diff puts back nothing it replaced: the removal it announced, not its undo"
+            return Judgement(
+                "related",
+                round(min(j.score, RELATED_MAX), 4),
+                f"{j.reason}; {why}",
+                (*j.rules, (DEPRECATION_RULE, why)),
+            )
+        return j
 
     def _decision_w(self, info: DecisionInfo) -> float:
         sets = [self._pr_set(info.source_id, p, x) for p, x in info.patches.items()]
@@ -225,12 +235,17 @@ DECISION_SHARE_MIN = 0.05
 WHOLE_DECISION = 0.9
 STANDING_RULE = "S1"  # a decision that no longer stands is at most related
 # A decision whose source states no choice (ingest/choice.py: a terse or tidy-up commit, a merge, a docs-only
-# change) is a record of a change, not of a choice: only a revert of it (REV1-REV3, the revert its own evidence)
-# warns; overlap and paraphrase evidence alone is related.
+# change) is a record of a change, not of a choice: only a revert of it warns — REV1, REV2 over PARTIAL_REVERT of
+# its changed lines (blocks put back both ways), REV3 over NEAR_REVERT of its line edits (one line of a large
+# change set back is an edit, not a revert) — the revert its own evidence; anything else is related (S7).
 UNSTATED_RULE = "S7"
 REVERT_RULES = frozenset({"REV1", "REV2", "REV3"})
+PARTIAL_REVERT = 0.25
+NEAR_REVERT = 0.5
 # A decision known by its title alone ("Fixing config weirdness": no body, no review) says too little for token
-# overlap to be its undo: the overlap rules contradict it only where its words name what the diff changes.
+# overlap to be its undo: the overlap rules contradict it only where its words name what the diff changes, and a
+# partial or line revert only over NEAR_REVERT of its change (S8). On real histories overlap on such decisions
+# was the most common wrong warning (a refactor of the lines, an incidental line of a revert set back).
 TITLE_ONLY_RULE = "S8"
 OVERLAP_RULES = frozenset({"U1", "U2", "D1", "D2", "D3", "D4"})
 NOT_STANDING_MAX = 0.45
@@ -238,14 +253,30 @@ RELATED_MAX = 0.45
 
 
 def cap_unstated(j: Judgement, info: DecisionInfo) -> Judgement:
-    """S7: a contradiction of a decision whose text states no choice stands only on a revert rule."""
+    """S7 for a judge that gives no revert evidence of its own (the LLM judge): a contradiction of a decision whose
+    text states no choice stands only on a revert rule. The offline policy applies S7 itself."""
     if info.stated or j.label != "contradicts" or any(r in REVERT_RULES for r, _ in j.rules):
         return j
-    what = CHOICE_RULES.get(info.stated_rule or "", "its text states no choice")
-    why = f"the change it cites states no choice ({info.stated_rule or 'Q'}: {what}): only a revert of it warns"
+    why = _unstated_why(info.stated_rule)
     return Judgement(
         "related", round(min(j.score, RELATED_MAX), 4), f"{j.reason}; {why}", (*j.rules, (UNSTATED_RULE, why))
     )
+
+
+def _unstated_why(rule: str | None) -> str:
+    what = CHOICE_RULES.get(rule or "", "its text states no choice")
+    return f"the change it cites states no choice ({rule or 'Q'}: {what}): only a revert of it warns"
+
+
+def holds_without_words(e: Evidence, stated: bool) -> bool:
+    """Evidence that stands against a decision that says little (S7: no stated choice; S8: a title alone)."""
+    if e.rule == "REV1":
+        return True
+    if e.rule in ("REV2", "REV3"):
+        return (e.revert_share or 0.0) >= (PARTIAL_REVERT if e.rule == "REV2" else NEAR_REVERT)
+    if not stated:
+        return False
+    return e.named if e.rule in OVERLAP_RULES else True
 
 
 def focused(e: Evidence) -> bool:
@@ -262,22 +293,29 @@ def focused(e: Evidence) -> bool:
     )
 
 
-def policy(found: list[Evidence], standing: bool, explained: bool = True) -> Judgement:
+def policy(
+    found: list[Evidence], standing: bool, stated: bool = True, explained: bool = True, stated_rule: str | None = None
+) -> Judgement:
     """The label from what fired: contradicts if a contradicting rule fired on a focused part of the diff, else
-    related (also for contradicting evidence on a small share of a large diff), else unrelated. ``explained``
-    False (a title-only decision): overlap evidence its words do not name is at most related (S8)."""
+    related (also for contradicting evidence on a small share of a large diff), else unrelated. A decision whose
+    text states no choice (``stated`` False, S7) or is a title alone (``explained`` False, S8) is contradicted
+    only by the evidence ``holds_without_words`` keeps."""
     contra = [e for e in found if POLICY[e.rule] == "contradicts" and focused(e)]
     unfocused = [e for e in found if POLICY[e.rule] == "contradicts" and not focused(e)]
-    if not explained:
-        unnamed = [e for e in contra if e.rule in OVERLAP_RULES and not e.named]
-        contra = [e for e in contra if e not in unnamed]
-        if unnamed and not contra:
-            why = "overlap with a decision known by its title alone, whose words do not name what the diff changes"
+    if not (stated and explained):
+        weak = [e for e in contra if not holds_without_words(e, stated)]
+        contra = [e for e in contra if e not in weak]
+        if weak and not contra:
+            if stated:
+                rule = TITLE_ONLY_RULE
+                why = "a decision known by its title alone: its words do not name what the diff changes, nor does the diff revert most of its change"
+            else:
+                rule, why = UNSTATED_RULE, _unstated_why(stated_rule)
             return Judgement(
                 "related",
-                round(min(RELATED_MAX, max(e.score for e in unnamed)), 4),
-                "; ".join(dict.fromkeys(e.why for e in unnamed)) + f"; {why}",
-                (*((e.rule, e.why) for e in unnamed), (TITLE_ONLY_RULE, why)),
+                round(min(RELATED_MAX, max(e.score for e in weak)), 4),
+                "; ".join(dict.fromkeys(e.why for e in weak)) + f"; {why}",
+                (*((e.rule, e.why) for e in weak), (rule, why)),
             )
     related = [e for e in found if POLICY[e.rule] == "related"]
     if contra:

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
-from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, file_kind, is_specific, is_support_path, tokens
+from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, file_kind, is_specific, tokens
 
 HUNK_MIN = 0.8
 FILE_MIN = 0.7
@@ -86,8 +86,10 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
     seen: set[int] = set()
     moved = _moved(diff_sets)
     for path, cs in diff_sets.items():
-        # scratch files, CI and tool configuration: lines there put back or taken out revert no decision
-        if path not in patches or id(cs) in seen or is_support_path(path):
+        # product code only: tests, docs and support files (scratch, CI, tool configuration, manifests, lockfiles)
+        # put back or taken out revert no decision about how the software behaves (a deleted test a change
+        # added, a README link set back, requirement pins a release branch merged in)
+        if path not in patches or id(cs) in seen or cs.test or cs.kind == "prose":
             continue
         seen.add(id(cs))
         d_rem, d_add = cs.once("rev.lines", partial(_telling_lines, cs, path))

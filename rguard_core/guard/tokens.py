@@ -62,16 +62,15 @@ _TEST_PATH = re.compile(
 # ordinary commits (zod: a playground rewritten, "Make stalebot a bit more chill", "Fix rollup build").
 _SUPPORT_PATH = re.compile(
     r"(?:^|/)(?:play|playground|scratch|sandbox)(?:\.[\w]+)?$|(?:^|/)dist/|\.min\.[cm]?js$|\.map$"
-    r"|(?:^|/)(?:docs?|documentation|website|examples?|bench(?:mark)?s?|\.github|\.circleci|\.husky)/"
+    r"|(?:^|/)(?:docs?|documentation|website|examples?|sandbox|playground|bench(?:mark)?s?|\.github|\.circleci|\.husky)/"
     r"|(?:^|/)(?:[\w.-]+\.config\.[cm]?[jt]s|karma\.conf\.js|[Gg]runtfile\.js|[Gg]ulpfile\.js|tsconfig[\w.-]*\.json"
     r"|\.eslintrc[\w.]*|\.prettierrc[\w.]*|\.travis\.yml|\.?azure-pipelines\.ya?ml|tox\.ini|noxfile\.py"
-    r"|\.pre-commit-config\.ya?ml|\.stale\.ya?ml|stale\.ya?ml|\.gitignore|\.npmignore|\.gitattributes|\.editorconfig)$"
+    r"|\.pre-commit-config\.ya?ml|\.stale\.ya?ml|stale\.ya?ml|\.gitignore|\.npmignore|\.gitattributes|\.editorconfig"
+    r"|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|pnpm-workspace\.yaml|bun\.lockb?"
+    r"|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|requirements[\w.-]*\.(?:txt|in)"
+    r"|constraints[\w.-]*\.txt|[\w.-]+\.workspace\.[cm]?[jt]s)$"
+    r"|(?:^|/)requirements/[^/]+\.(?:txt|in)$"
 )
-
-
-def is_support_path(path: str) -> bool:
-    """A file around the product (``_SUPPORT_PATH``): a revert is measured without it."""
-    return bool(_SUPPORT_PATH.search(path))
 
 
 def is_test_path(path: str) -> bool:

@@ -43,8 +43,9 @@ M1_TITLE = re.compile(
 )
 M1_LINE = re.compile(r"""^\s*(?:__version__|version|"version"|'version')\s*[:=]\s*["']?v?\d+(?:\.\d+)+""", re.I)
 M2_TITLE = re.compile(
-    _REVERT_WRAP + r"(?:(?:chore|build|fix)\(deps(?:-dev)?\)|bump\b|update\s+dependenc|"
-    r"upgrade\s+dependenc|\[?pre-commit(?:\.ci)?\]?|pin\s+\S+\s+(?:to|at)\s|"
+    _REVERT_WRAP
+    + r"(?:(?:chore|build|fix)\(deps(?:-dev)?\)|bump\b|updat(?:e|es|ed|ing)\s+(?:the\s+|all\s+)?(?:dev\s*)?dependenc|"
+    r"upgrad(?:e|es|ed|ing)\s+(?:the\s+|all\s+)?(?:dev\s*)?dependenc|\[?pre-commit(?:\.ci)?\]?|pin\s+\S+\s+(?:to|at)\s|"
     r"update\s+\S+\s+requirement\s+from\s)",
     re.I,
 )

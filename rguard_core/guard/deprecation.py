@@ -1,0 +1,40 @@
+"""S9: a deprecation carried out is not its undo.
+
+A decision whose words deprecate something ("deprecate `__version__`", "X is deprecated and will be removed")
+usually adds a shim — a warning, a ``__getattr__`` hook, an alias. The later change that removes the shim takes
+out what the decision added, which REV1 reads as an exact revert; but it puts back nothing the decision
+replaced, so it finishes the plan instead of undoing it. Found on flask's history ("remove previously deprecated
+code" cited "deprecate `__version__` attribute"; a blind reader: "completing rather than reversing the choice").
+An undeprecation puts the old lines back, and stays a contradiction.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .judge_case import Case
+from .revert import change_hunks, norm
+
+DEPRECATION_RULE = "S9"
+DEPRECATES = re.compile(r"\bdeprecat\w*", re.I)
+
+
+def deprecation_completed(case: Case) -> bool:
+    """The decision's words deprecate, the diff takes out lines the decision added, and it writes again none of
+    the lines the decision took out (in the files both touch)."""
+    info = case.info
+    words = " ".join((info.quote, info.summary, info.source_title, *info.claims))
+    if not DEPRECATES.search(words):
+        return False
+    took_out = False
+    for path, cs in case.diff_sets.items():
+        patch = info.patches.get(path)
+        if patch is None or cs.test:
+            continue
+        hunks = change_hunks(patch, path)
+        added = {norm(x) for x in cs.added_lines}
+        removed = {norm(x) for x in cs.removed_lines}
+        if any(x in added for h in hunks for x in h.removed):
+            return False  # what the deprecation replaced comes back: an undeprecation
+        took_out = took_out or any(x in removed for h in hunks for x in h.added)
+    return took_out
