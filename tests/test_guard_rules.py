@@ -180,6 +180,20 @@ def test_a_few_decision_lines_in_a_large_change_are_related_not_contradicts() ->
     assert j.label == "related" and "S3" in ids(j), j
 
 
+def test_a_few_lines_of_a_change_that_wrote_a_whole_module_are_related_as_s4() -> None:
+    """S4: the evidence is all of the diff but a small share of the decision's own change (a module it wrote):
+    reported under its own id, not S3's."""
+    handlers = "".join(
+        f"def handler_{i}(event_{i}, ctx):\n    return dispatch_{i}(event_{i}, ctx.route_{i}, retries={i})\n\n\n"
+        for i in range(40)
+    )
+    old = "import json\n"
+    new = old + "\n\ndef load(raw):\n    return json.loads(raw, parse_float=Decimal)\n\n\n" + handlers
+    dec = info({"svc/mod.py": patch(old, new)}, quote="Add the handlers module.")
+    j = run(diff("svc/mod.py", new, new.replace("json.loads(raw, parse_float=Decimal)", "json.loads(raw)")), dec)
+    assert j.label == "related" and "S4" in ids(j) and "S3" not in ids(j), j
+
+
 def test_a_number_the_decision_set_retuned_is_related_unless_its_words_name_it() -> None:
     """S5: the decision retuned 100 -> 500, the diff retunes 500 -> 800: a setting changed again, not the
     decision undone; named by its words, it warns (a value the decision introduced: test_guard_decisive)."""

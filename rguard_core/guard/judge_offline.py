@@ -215,7 +215,8 @@ POLICY: dict[str, Label] = {r.id: r.label for r in RULES}
 # Exact and partial reverts (REV1/REV2), flips, ADR and document rules carry no share and are never demoted.
 FOCUS_MIN = 0.15
 FOCUS_NAMED = 0.1  # the decision's own words name what the diff changes
-FOCUS_RULE = "S3"  # S4 (decision share) is reported under the same id's sentence
+FOCUS_RULE = "S3"
+DECISION_SHARE_RULE = "S4"  # the same sentence as S3's, when the decision-share gate is what failed
 RETUNE_RULE = "S5"
 STRICTER_RULE = "S6"
 # ...and of the decision: a few lines of a change that rewrote a whole module are not what it decided
@@ -317,7 +318,7 @@ def policy(found: list[Evidence], standing: bool, explained: bool = True) -> Jud
                     if all(e.retune for e in unfocused)
                     else STRICTER_RULE
                     if all(e.stricter for e in unfocused)
-                    else FOCUS_RULE,
+                    else share_gate(unfocused),
                     why,
                 ),
             ),
@@ -331,3 +332,12 @@ def policy(found: list[Evidence], standing: bool, explained: bool = True) -> Jud
             tuple((e.rule, e.why) for e in related),
         )
     return Judgement("unrelated", 0.0, "no shared change")
+
+
+def share_gate(unfocused: list[Evidence]) -> str:
+    """The gate that demoted contradicting evidence that is not ``focused``: S3 (a small part of the whole diff)
+    when any of it is that, else S4 (a small part of the decision's own change)."""
+    shares = [e for e in unfocused if not e.retune and not e.stricter]
+    if shares and not any(e.share is not None and e.share < (FOCUS_NAMED if e.named else FOCUS_MIN) for e in shares):
+        return DECISION_SHARE_RULE
+    return FOCUS_RULE
