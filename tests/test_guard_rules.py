@@ -13,12 +13,12 @@ from rguard_core.db import Store
 from rguard_core.guard import candidates as cands
 from rguard_core.guard import run_guard
 from rguard_core.guard.diffparse import parse_diff
+from rguard_core.guard.fixtures import diff, info, patch
 from rguard_core.guard.judge_offline import POLICY, RULES, OfflineJudge, diff_change_sets
 from rguard_core.guard.model import Judgement
 from rguard_core.ingest.extract.offline import OfflineExtractor
 from rguard_core.ingest.model import FileChange, Person, PullRequest, RepoHistory
 from rguard_core.ingest.pipeline import ingest_history
-from tests.test_guard_decisive import diff, info, patch
 
 ROOT = Path(__file__).resolve().parent.parent
 
