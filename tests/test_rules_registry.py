@@ -100,6 +100,7 @@ def test_check_reports_each_failure_with_the_case_what_was_expected_and_what_the
       svc/t.py: {old: "def f(x):\\n    if not x:\\n        raise E('missing token')\\n    return x\\n", new: "def f(x):\\n    if not x:\\n        raise E('the request carries no bearer token')\\n    return x\\n"}
 quiet:
   - {name: no decision, diff: {a.py: {new: "x = 1\\n"}}}
+  - {name: a typo, expcet: related}
 """,
     )
     _write(tmp_path, "REV1", "fires: not a list\n")
@@ -110,6 +111,7 @@ quiet:
     assert fired.case == "a rewording fires nothing" and "D4 among the rules" in fired.expected
     assert fired.got.startswith("label unrelated, rules [none]")
     assert any(f.rule == "D4" and f.kind == "quiet" and "decision must be a mapping" in f.got for f in failures)
+    assert any(f.case == "a typo" and "unknown keys ['expcet']" in f.got for f in failures), lines
     assert any(f.rule == "REV1" and "must be a list" in f.got for f in failures), lines
     missing = {f.rule for f in failures if f.got == "no file"}
     assert missing == WRITTEN_HERE - {"D4", "REV1"}, lines
