@@ -4,7 +4,7 @@ Each is shown firing on its shape and staying quiet on the benign shapes beside 
 
 from __future__ import annotations
 
-from tests.test_guard_decisive import diff, info, patch
+from rguard_core.guard.fixtures import diff, info, patch
 from tests.test_guard_paraphrase import ids, run
 from tests.test_guard_refactors import DISPATCH_DEC, DISPATCH_OLD
 

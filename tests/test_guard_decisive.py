@@ -5,43 +5,12 @@ code and OfflineJudge on them; the graph is not involved (run_guard's tests cove
 
 from __future__ import annotations
 
-import difflib
-
 from rguard_core.guard.decisive import decision_lines, decisive_edits, fine_tokens
 from rguard_core.guard.diffparse import parse_diff
+from rguard_core.guard.fixtures import diff, info, patch
 from rguard_core.guard.judge_offline import OfflineJudge, diff_change_sets, patch_hunks
 from rguard_core.guard.model import DecisionInfo
 from rguard_core.guard.tokens import code_string, weight
-
-
-def patch(before: str, after: str) -> str:
-    """A stored patch (hunks only, as GitHub keeps it) turning ``before`` into ``after``."""
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), n=3)
-    return "".join(x for x in list(lines)[2:])
-
-
-def diff(path: str, before: str, after: str) -> str:
-    body = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}", n=3
-    )
-    return f"diff --git a/{path} b/{path}\n" + "".join(body)
-
-
-def info(patches: dict[str, str], quote: str = "We decided this.", sid: str = "pr:7") -> DecisionInfo:
-    return DecisionInfo(
-        id=f"decision:{sid}",
-        summary=quote,
-        quote=quote,
-        source_id=sid,
-        source_kind="pr",
-        source_number=7,
-        source_path=None,
-        source_url="u",
-        source_title="t",
-        status="active",
-        score_factor=1.0,
-        patches=patches,
-    )
 
 
 def judge(diff_text: str, dec: DecisionInfo, *others: DecisionInfo) -> tuple[str, str]:

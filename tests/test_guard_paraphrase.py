@@ -11,10 +11,10 @@ from pathlib import Path
 from rguard_core.db import Store
 from rguard_core.evaluation import load_cases, run_guard_eval
 from rguard_core.guard.diffparse import parse_diff
+from rguard_core.guard.fixtures import diff, info, patch
 from rguard_core.guard.judge_offline import OfflineJudge, diff_change_sets
 from rguard_core.guard.model import DecisionInfo, Judgement
 from rguard_core.guard.rejected import judged_bad, losing_side
-from tests.test_guard_decisive import diff, info, patch
 
 
 def run(diff_text: str, dec: DecisionInfo) -> Judgement:

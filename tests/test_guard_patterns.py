@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from rguard_core.guard.fixtures import diff, info, patch
 from rguard_core.guard.patterns import looks_like_pattern, narrows, samples
-from tests.test_guard_decisive import diff, info, patch
 from tests.test_guard_paraphrase import ids, run
 
 HOST = r"^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(?::[0-9]+)?$"

@@ -4,7 +4,7 @@ the undo of the same lines, which still warns (found on blind4/blind5's false wa
 
 from __future__ import annotations
 
-from tests.test_guard_decisive import diff, info, patch
+from rguard_core.guard.fixtures import diff, info, patch
 from tests.test_guard_paraphrase import ids, run
 
 OLD = "class Endpoint:\n    def dispatch(self, request):\n        if request.method in self.allowed:\n            return self.handle(request)\n        return self.refuse(request)\n"

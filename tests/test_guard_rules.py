@@ -13,12 +13,12 @@ from rguard_core.db import Store
 from rguard_core.guard import candidates as cands
 from rguard_core.guard import run_guard
 from rguard_core.guard.diffparse import parse_diff
+from rguard_core.guard.fixtures import diff, info, patch
 from rguard_core.guard.judge_offline import POLICY, RULES, OfflineJudge, diff_change_sets
 from rguard_core.guard.model import Judgement
 from rguard_core.ingest.extract.offline import OfflineExtractor
 from rguard_core.ingest.model import FileChange, Person, PullRequest, RepoHistory
 from rguard_core.ingest.pipeline import ingest_history
-from tests.test_guard_decisive import diff, info, patch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,6 +178,20 @@ def test_a_few_decision_lines_in_a_large_change_are_related_not_contradicts() ->
     )
     j = run(alone + diff("svc/handlers.py", "", feature), dec)
     assert j.label == "related" and "S3" in ids(j), j
+
+
+def test_a_few_lines_of_a_change_that_wrote_a_whole_module_are_related_as_s4() -> None:
+    """S4: the evidence is all of the diff but a small share of the decision's own change (a module it wrote):
+    reported under its own id, not S3's."""
+    handlers = "".join(
+        f"def handler_{i}(event_{i}, ctx):\n    return dispatch_{i}(event_{i}, ctx.route_{i}, retries={i})\n\n\n"
+        for i in range(40)
+    )
+    old = "import json\n"
+    new = old + "\n\ndef load(raw):\n    return json.loads(raw, parse_float=Decimal)\n\n\n" + handlers
+    dec = info({"svc/mod.py": patch(old, new)}, quote="Add the handlers module.")
+    j = run(diff("svc/mod.py", new, new.replace("json.loads(raw, parse_float=Decimal)", "json.loads(raw)")), dec)
+    assert j.label == "related" and "S4" in ids(j) and "S3" not in ids(j), j
 
 
 def test_a_number_the_decision_set_retuned_is_related_unless_its_words_name_it() -> None:

@@ -100,7 +100,7 @@ def test_seed_hop_kinds(store: Store, seed: str) -> None:
 def test_seed_experts_rank_active_humans_and_never_bots(store: Store, seed: str) -> None:
     f = by_id(guard(store, seed, "idle-8h"))["decision:pr:17"]
     # whom to ask about PR #17 is asked over all three files it changed (not only the diff's sessions.py):
-    # hyamamoto edited sessions.py but is inactive since 2025-03, so she counts a third (E3) and is not named
+    # hyamamoto edited sessions.py but is inactive since 2025-03, so she counts a third (H3) and is not named
     assert [e["login"] for e in f.experts] == ["jdelacroix", "pnair", "tkowalski"] and f.bus_factor == 3
     assert f.experts[0]["score"] > f.experts[1]["score"] > f.experts[2]["score"] > 0
     for case in ("cost-falsy", "retry-blind", "money-float"):

@@ -26,7 +26,7 @@ def test_who_knows_matches_the_guards_experts(store: Store, seed: str, capsys: p
     # who-knows is about the file: sessions.py's editors (hyamamoto inactive since 2025-03, so bus factor 1)
     assert [e["login"] for e in res["experts"]] == ["jdelacroix", "hyamamoto"] and res["bus_factor"] == 1
     # the guard asks about the decision: asked about PR #17's files, who-knows names the guard's people; only
-    # the order differs, by the guard's E2 voice bonus (pnair commented on PR #17)
+    # the order differs, by the guard's H2 voice bonus (pnair commented on PR #17)
     files = ["tests/test_sessions.py", "tollgate/api.py", "tollgate/sessions.py"]
     assert main(["who-knows", "--repo", seed, *files, "--json"]) == 0
     res = json.loads(capsys.readouterr().out)

@@ -69,7 +69,7 @@ def test_guard_and_node_detail_name_the_same_people_in_the_same_order(store: Sto
 
 
 def test_a_decision_nobody_edited_files_for_is_asked_of_its_discussion(store: Store, seed: str) -> None:
-    """Rule E4: no human editor of the files, so the source's authors, then its commenters, are named (score 0)."""
+    """Rule H4: no human editor of the files, so the source's authors, then its commenters, are named (score 0)."""
     people = experts.People([], {"alice": 1.0}, {}, None)
     who, bus = experts.ranked(people, ["a.py"], ["carol", "bob", "carol"], 365)
     assert [(e.login, e.score, e.edits) for e in who] == [("carol", 0.0, 0), ("bob", 0.0, 0)] and bus == 0
@@ -87,7 +87,7 @@ def test_a_decision_nobody_edited_files_for_is_asked_of_its_discussion(store: St
 
 
 def test_voices_rank_an_editor_who_wrote_the_decision_higher() -> None:
-    """Rule E2: among editors with equal standing, the one who wrote or discussed the decision comes first."""
+    """Rule H2: among editors with equal standing, the one who wrote or discussed the decision comes first."""
     people = experts.People(
         [{"login": "bob", "path": "a.py", "edits": 2}, {"login": "zed", "path": "a.py", "edits": 2}], {}, {}, None
     )

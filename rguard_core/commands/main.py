@@ -26,6 +26,7 @@ GROUPS = (
     "export",
     "seed",
     "guard",
+    "rules",
     "memory",
     "why",
     "eval",
@@ -69,6 +70,10 @@ def _group(name: str) -> Group:
             from . import guard
 
             return guard
+        case "rules":
+            from . import rules
+
+            return rules
         case "memory":
             from . import memory
 

@@ -477,7 +477,7 @@ def _commits(g: Graph, source_ids: list[str]) -> list[str]:
 
 def who_to_ask(g: Graph, source_ids: list[str], decision_id: str | None = None) -> list[Expert]:
     """Whom to ask about these sources (a decision's: ``decision_id``), by the guard's one ranking
-    (``guard.experts``, rules E1–E4) over the files the sources touched, each with why they are named. For a
+    (``guard.experts``, rules H1–H4) over the files the sources touched, each with why they are named. For a
     decision this is ``experts.for_decisions``, the same call the Guard's findings use."""
     if not source_ids and decision_id is None:
         return []

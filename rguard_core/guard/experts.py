@@ -10,14 +10,14 @@ voices). "The files" below are the decision's files, or the files asked about.
 
 Rules, applied in order:
 
-- **E1 editors.** The candidates are the humans (never bots) who edited the files: each file's top
+- **H1 editors.** The candidates are the humans (never bots) who edited the files: each file's top
   ``MAX_EDITORS_PER_FILE`` editors by edit count. Score = 0.5 * PageRank + 0.3 * betweenness (both over
   Person-[:COLLABORATED]->Person, humans only, weighted by shared files, each scaled to the repository's
   maximum; computed in FalkorDB once per ingest) + 0.2 * the person's share of edits on the files.
-- **E2 voices.** A candidate who wrote the decision's source, or commented on it, gets ``VOICE_BONUS``.
-- **E3 inactive.** People inactive for Settings.inactive_days (counted back from the repository's latest
+- **H2 voices.** A candidate who wrote the decision's source, or commented on it, gets ``VOICE_BONUS``.
+- **H3 inactive.** People inactive for Settings.inactive_days (counted back from the repository's latest
   activity) count ``INACTIVE_WEIGHT`` (a third).
-- **E4 discussion.** When nobody edited the files (a decision from an issue or a reviewer's override, files only
+- **H4 discussion.** When nobody edited the files (a decision from an issue or a reviewer's override, files only
   bots touched, a graph without file history), the decision's voices are named instead, score 0: its source's human authors, then
   who commented on it, most comments first.
 - At most ``MAX_EXPERTS`` people, best score first (ties by login). Bus factor = active human editors of the
@@ -35,6 +35,14 @@ from dataclasses import dataclass, field
 
 from ..db import Graph
 from ..jsontypes import JSONObject, Row
+
+# The rules above by id (H: who to ask; guard/registry.py keeps every rule id unique across the families)
+RULES: dict[str, str] = {
+    "H1": "editors: the humans who edited the files, ranked by collaboration and share of edits",
+    "H2": "voices: whoever wrote or commented on the decision's source gets a bonus",
+    "H3": "inactive: people inactive for a while count a third",
+    "H4": "discussion: nobody edited the files, so the decision's authors and commenters are named",
+}
 
 MAX_EXPERTS = 3
 BETWEENNESS_SEED = 42  # a fixed seed: the same graph gives the same experts
@@ -146,7 +154,7 @@ def betweenness(graph: Graph) -> dict[str, float]:
 
 
 def authors(graph: Graph, ids: list[str]) -> dict[str, list[str]]:
-    """Each decision's voices (rules E2, E4): its source's human authors, then who commented on it."""
+    """Each decision's voices (rules H2, H4): its source's human authors, then who commented on it."""
     return _voices(graph, KEYED_BY_DECISION, ids, "experts.authors")
 
 
@@ -174,7 +182,7 @@ def _voices(graph: Graph, keyed: str, ids: list[str], name: str) -> dict[str, li
 
 @dataclass(frozen=True)
 class Expert:
-    """One person to ask, as ranked; ``edits`` 0 means named from the decision's discussion (rule E4)."""
+    """One person to ask, as ranked; ``edits`` 0 means named from the decision's discussion (rule H4)."""
 
     login: str
     score: float
@@ -187,7 +195,7 @@ class Expert:
 
 
 def ranked(people: People, files: list[str], voices: list[str], inactive_days: int) -> tuple[list[Expert], int]:
-    """The top experts for these files and the decision whose ``voices`` are given (rules E1–E4), and the files'
+    """The top experts for these files and the decision whose ``voices`` are given (rules H1–H4), and the files'
     bus factor."""
     wanted = set(files)
     rows = [e for e in people.editors if e["path"] in wanted]
@@ -225,7 +233,7 @@ def rank(
 
 @dataclass(frozen=True)
 class Ranking:
-    """Whom to ask about one decision (rules E1–E4, best first) and its files' bus factor."""
+    """Whom to ask about one decision (rules H1–H4, best first) and its files' bus factor."""
 
     experts: tuple[Expert, ...]
     bus_factor: int

@@ -79,7 +79,7 @@ class Bag:
 
     undo: Counter[str]
     same: Counter[str]
-    kept_w: float  # undo with kept uses and file vocabulary scaled down (B1, B2)
+    kept_w: float  # undo with kept uses and file vocabulary scaled down (BAG1, BAG2)
     kept_same_w: float
     coverage: float  # kept_w / the diff's change in those files
     raw: Counter[str]  # plain min-count reversal, for pinpoint edits

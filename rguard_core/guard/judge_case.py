@@ -140,9 +140,11 @@ Detector = Callable[[Case], "Evidence | None"]
 
 @dataclass(frozen=True)
 class JudgeRule:
-    """A named rule: its detector and what the policy makes of its evidence (the label it gives)."""
+    """A named rule: its id (what a finding carries), its name (kebab-case, as ``rguard rules`` lists it), its
+    detector and what the policy makes of its evidence (the label it gives)."""
 
     id: str
+    name: str
     label: Label
     what: str
     detect: Detector

@@ -154,7 +154,7 @@ def _decisive(case: Case) -> Evidence | None:
     rule = "D4" if any(e.exit_removed for e in edits) else "D2" if back else "D1" if taken else "D3"
     took = [t for e in edits for t in e.taken if is_specific(t)]
     put = [t for e in edits for t in e.replaced_by + e.inserted if is_specific(t)]
-    # numbers only (a query or a key format in a string is behaviour, B3), on lines where the decision itself
+    # numbers only (a query or a key format in a string is behaviour, BAG3), on lines where the decision itself
     # changed an older value: a setting retuned again. A value the decision introduced stays its own (D1)
     retune = (
         rule == "D1"

@@ -180,52 +180,54 @@ class OfflineJudge:
         return self._pr_sets[key]
 
 
-# The registry: every offline rule, in the order reasons are shown. guard/README.md lists each with its reason
-# (tests/test_docs.py checks the table names every id here).
+# The registry: every offline rule, in the order reasons are shown; name (kebab-case) and summary are what
+# `rguard rules` lists (guard/registry.py; the guard README's index is generated from it, its fixtures are
+# guard/fixtures/<ID>.yaml). guard/README.md says what fires each and why.
+# fmt: off
 RULES: tuple[JudgeRule, ...] = (
-    JudgeRule("REV1", "contradicts", "exact revert of the decision's change (line by line)", rev1),
-    JudgeRule("REV2", "contradicts", "partial revert: hunks of the decision's change put back", rev2),
-    JudgeRule("REV3", "contradicts", "a line edit of the decision turned back (lines since retouched)", rev3),
-    JudgeRule("REV4", "contradicts", "a line the decision's change took out, written again", rev4_restored),
-    JudgeRule("U1", "contradicts", "broad undo: most of the diff's net tokens reverse the change", u1_broad),
-    JudgeRule("U2", "contradicts", "pinpoint undo: a small edit that is almost all reversal", u2_pinpoint),
-    JudgeRule("D1", "contradicts", "decision-own tokens taken out of its lines", only("D1")),
-    JudgeRule("D2", "contradicts", "tokens put back where the decision cut code", only("D2")),
-    JudgeRule("D3", "contradicts", "a decision line's condition reshaped", only("D3")),
-    JudgeRule("D4", "contradicts", "a guard (raise/return/...) the decision wrote removed", only("D4")),
-    JudgeRule("F1", "contradicts", "a literal or condition the decision's words name flipped", f1_flip),
-    JudgeRule("F2", "contradicts", "a result the decision returned at once, kept but no longer final", f2_not_final),
-    JudgeRule("N1", "contradicts", "a new line saying the opposite of a decision line", n1_negated),
-    JudgeRule("G1", "contradicts", "guarded code written again without the guard", g1_unguarded),
-    JudgeRule("A1", "contradicts", "the ADR's status withdrawn", a1_withdrawn),
-    JudgeRule("A2", "contradicts", "the decision's own words taken out of its document", a2_text),
-    JudgeRule("E1", "contradicts", "an import the decision made lazy imported at module level again", e1_eager),
-    JudgeRule("C1", "contradicts", "what the decision's words allow, the diff rejects", c1_rejected),
-    JudgeRule("X1", "contradicts", "code the decision's words reject or removed, written again", x1_rejected),
-    JudgeRule("W1", "contradicts", "a limit the decision set (timeout, retries, max ...) switched off", w1_disabled),
-    JudgeRule("W2", "contradicts", "a keyword the decision added to a call, passed as False/None", w2_switched_off),
-    JudgeRule("K1", "contradicts", "a call the decision gave a limit keyword, written again without it", k1_bypassed),
-    JudgeRule("K2", "contradicts", "a check the decision wrote put under a new condition", k2_conditional),
-    JudgeRule("T1", "contradicts", "a swap the decision's words name turned back in new code", t1_swapped_back),
-    JudgeRule("G2", "contradicts", "the decision's line made to depend on a new flag that is off", g2_gated),
-    JudgeRule("G3", "contradicts", "the decision's value swapped for a new setting that holds nothing", g3_defaulted),
-    JudgeRule("X2", "contradicts", "the failure the decision handles caught to go on anyway", x2_caught),
-    JudgeRule(
-        "K3", "contradicts", "a condition the decision wrote narrowed (a conjunct, a branch before)", k3_narrowed
-    ),
-    JudgeRule("K4", "contradicts", "a restriction the decision added to a condition put in an or", k4_relaxed),
-    JudgeRule("B1", "contradicts", "a choice the decision made conditional applied regardless", b1_bypassed),
-    JudgeRule("L1", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
-    JudgeRule("L2", "related", "test code the decision added undone", l2_tests),
-    JudgeRule("L3", "related", "text the decision added removed", l3_prose),
+    JudgeRule("REV1", "exact-revert", "contradicts", "exact revert of the decision's change (line by line)", rev1),
+    JudgeRule("REV2", "partial-revert", "contradicts", "partial revert: hunks of the decision's change put back", rev2),
+    JudgeRule("REV3", "line-edit-turned-back", "contradicts", "a line edit of the decision turned back (lines since retouched)", rev3),
+    JudgeRule("REV4", "removed-line-restored", "contradicts", "a line the decision's change took out, written again", rev4_restored),
+    JudgeRule("U1", "broad-undo", "contradicts", "broad undo: most of the diff's net tokens reverse the change", u1_broad),
+    JudgeRule("U2", "pinpoint-undo", "contradicts", "pinpoint undo: a small edit that is almost all reversal", u2_pinpoint),
+    JudgeRule("D1", "decision-tokens-taken", "contradicts", "decision-own tokens taken out of its lines", only("D1")),
+    JudgeRule("D2", "cut-regrown", "contradicts", "tokens put back where the decision cut code", only("D2")),
+    JudgeRule("D3", "condition-reshaped", "contradicts", "a decision line's condition reshaped", only("D3")),
+    JudgeRule("D4", "guard-removed", "contradicts", "a guard (raise/return/...) the decision wrote removed", only("D4")),
+    JudgeRule("F1", "named-value-flipped", "contradicts", "a literal or condition the decision's words name flipped", f1_flip),
+    JudgeRule("F2", "early-exit-not-final", "contradicts", "a result the decision returned at once, kept but no longer final", f2_not_final),
+    JudgeRule("N1", "negated-line", "contradicts", "a new line saying the opposite of a decision line", n1_negated),
+    JudgeRule("G1", "guard-skipped", "contradicts", "guarded code written again without the guard", g1_unguarded),
+    JudgeRule("A1", "adr-withdrawn", "contradicts", "the ADR's status withdrawn", a1_withdrawn),
+    JudgeRule("A2", "decision-text-rewritten", "contradicts", "the decision's own words taken out of its document", a2_text),
+    JudgeRule("E1", "lazy-import-made-eager", "contradicts", "an import the decision made lazy imported at module level again", e1_eager),
+    JudgeRule("C1", "allowed-input-rejected", "contradicts", "what the decision's words allow, the diff rejects", c1_rejected),
+    JudgeRule("X1", "rejected-alternative-adopted", "contradicts", "code the decision's words reject or removed, written again", x1_rejected),
+    JudgeRule("W1", "limit-switched-off", "contradicts", "a limit the decision set (timeout, retries, max ...) switched off", w1_disabled),
+    JudgeRule("W2", "keyword-switched-off", "contradicts", "a keyword the decision added to a call, passed as False/None", w2_switched_off),
+    JudgeRule("K1", "limit-keyword-bypassed", "contradicts", "a call the decision gave a limit keyword, written again without it", k1_bypassed),
+    JudgeRule("K2", "check-made-conditional", "contradicts", "a check the decision wrote put under a new condition", k2_conditional),
+    JudgeRule("T1", "swap-turned-back", "contradicts", "a swap the decision's words name turned back in new code", t1_swapped_back),
+    JudgeRule("G2", "gated-by-off-flag", "contradicts", "the decision's line made to depend on a new flag that is off", g2_gated),
+    JudgeRule("G3", "default-emptied", "contradicts", "the decision's value swapped for a new setting that holds nothing", g3_defaulted),
+    JudgeRule("X2", "failure-caught-anyway", "contradicts", "the failure the decision handles caught to go on anyway", x2_caught),
+    JudgeRule("K3", "condition-narrowed", "contradicts", "a condition the decision wrote narrowed (a conjunct, a branch before)", k3_narrowed),
+    JudgeRule("K4", "restriction-relaxed", "contradicts", "a restriction the decision added to a condition put in an or", k4_relaxed),
+    JudgeRule("B1", "choice-bypassed", "contradicts", "a choice the decision made conditional applied regardless", b1_bypassed),
+    JudgeRule("L1", "overlap", "related", "overlap with the decision's change, or its words name what changes", l1_overlap),
+    JudgeRule("L2", "tests-undone", "related", "test code the decision added undone", l2_tests),
+    JudgeRule("L3", "prose-removed", "related", "text the decision added removed", l3_prose),
 )
+# fmt: on
 POLICY: dict[str, Label] = {r.id: r.label for r in RULES}
 # Rules about a share of the diff warn only when what they found is a real part of the whole diff: a large
 # change that rewrites a few decision lines among much else is an edit of that code (related), not its undo.
 # Exact and partial reverts (REV1/REV2), flips, ADR and document rules carry no share and are never demoted.
 FOCUS_MIN = 0.15
 FOCUS_NAMED = 0.1  # the decision's own words name what the diff changes
-FOCUS_RULE = "S3"  # S4 (decision share) is reported under the same id's sentence
+FOCUS_RULE = "S3"
+DECISION_SHARE_RULE = "S4"  # the same sentence as S3's, when the decision-share gate is what failed
 RETUNE_RULE = "S5"
 STRICTER_RULE = "S6"
 # ...and of the decision: a few lines of a change that rewrote a whole module are not what it decided
@@ -355,7 +357,7 @@ def policy(
                     if all(e.retune for e in unfocused)
                     else STRICTER_RULE
                     if all(e.stricter for e in unfocused)
-                    else FOCUS_RULE,
+                    else share_gate(unfocused),
                     why,
                 ),
             ),
@@ -369,3 +371,12 @@ def policy(
             tuple((e.rule, e.why) for e in related),
         )
     return Judgement("unrelated", 0.0, "no shared change")
+
+
+def share_gate(unfocused: list[Evidence]) -> str:
+    """The gate that demoted contradicting evidence that is not ``focused``: S3 (a small part of the whole diff)
+    when any of it is that, else S4 (a small part of the decision's own change)."""
+    shares = [e for e in unfocused if not e.retune and not e.stricter]
+    if shares and not any(e.share is not None and e.share < (FOCUS_NAMED if e.named else FOCUS_MIN) for e in shares):
+        return DECISION_SHARE_RULE
+    return FOCUS_RULE

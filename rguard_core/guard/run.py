@@ -28,7 +28,18 @@ from .tokens import ChangeSet
 MIN_SCORE = 0.1  # findings whose score falls below this are not shown
 MAX_FINDINGS = 20
 SUPERSEDED_SCORE = 0.3
+SUPERSEDED_RULE = "S2"
 Mode = Literal["concurrent", "sequential"]
+
+
+def stand_in(j: Judgement, replaces: list[str]) -> Judgement:
+    """S2: where the diff touches what a superseded decision covered (``replaces``: the decisions this one
+    superseded) and the judge found nothing, the standing decision is shown instead (related)."""
+    if j.label != "unrelated" or not replaces:
+        return j
+    why = f"stands in for superseded {', '.join(replaces)}, which this diff reaches"
+    return Judgement("related", SUPERSEDED_SCORE, why, ((SUPERSEDED_RULE, why),))
+
 
 _POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="rguard-guard")
 
@@ -270,11 +281,7 @@ class _Run:
         labels = self._labels(items, standing, judge)
         findings = []
         for c, info in items:
-            j = cap_unstated(import_hop.cap(c, labels[c.decision_id], self.sets, info), info)
-            if j.label == "unrelated" and c.replaces:
-                # the diff touches what a superseded decision covered: its replacement is shown instead
-                why = f"stands in for superseded {', '.join(c.replaces)}, which this diff reaches"
-                j = Judgement("related", SUPERSEDED_SCORE, why, (("S2", why),))
+            j = stand_in(cap_unstated(import_hop.cap(c, labels[c.decision_id], self.sets, info), info), c.replaces)
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
                 self.cleared.append(
