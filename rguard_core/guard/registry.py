@@ -2,7 +2,7 @@
 registry). Four families:
 
   judge       the offline judge's detectors (``judge_offline.RULES``): what a finding's ``rules`` carry
-  policy      S1-S8, what turns the judge's evidence into a label (``judge_offline.policy``, ``run.stand_in``)
+  policy      S1-S9, what turns the judge's evidence into a label (``judge_offline.policy``, ``run.stand_in``)
   choice      Q1-Q5, a decision's source that states no choice (``ingest/choice.py``; ``stated_rule``)
   mechanical  M1-M8, a change that is a source, not a decision (``ingest/mechanical.py``)
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..ingest import choice, mechanical
-from . import judge_offline, run
+from . import deprecation, judge_offline, run
 
 type Family = Literal["judge", "policy", "choice", "mechanical"]
 FAMILIES: tuple[Family, ...] = ("judge", "policy", "choice", "mechanical")
@@ -89,14 +89,20 @@ _POLICY: tuple[tuple[str, str, str, str], ...] = (
     (
         judge_offline.UNSTATED_RULE,
         "unstated-choice",
-        "a decision whose source states no choice (Q1-Q5) warns only on a revert (REV1-REV3)",
+        "a decision whose source states no choice (Q1-Q5) warns only on a revert of most of it (REV1, or REV2/REV3 over enough of its change)",
         _OFFLINE,
     ),
     (
         judge_offline.TITLE_ONLY_RULE,
         "title-only",
-        "a decision known by its title alone warns on overlap only where its words name what the diff changes",
+        "a decision known by its title alone warns on overlap only where its words name what the diff changes, on a partial or line revert only over enough of its change",
         _OFFLINE,
+    ),
+    (
+        deprecation.DEPRECATION_RULE,
+        "deprecation-completed",
+        "removing what a deprecation added, putting back nothing it replaced, completes the deprecation (related)",
+        deprecation.__name__,
     ),
 )
 _CHOICE_NAMES = {

@@ -4,7 +4,8 @@ A change whose text states no choice — a terse or tidy-up commit, a merge with
 tests, docs or CI only — is still ingested whole (its text, files, hunks, Action and Decision node, so a revert of
 it is found, and `why`/who-to-ask can explain history), but its Decision is stored with ``stated = false`` and the
 rule that said so (``stated_rule``). The guard then warns on it only for a revert (REV1–REV3: a revert is its own
-evidence); overlap and paraphrase rules alone are at most ``related`` (guard rule S2). Version and dependency
+evidence); overlap and paraphrase rules alone are at most ``related`` (guard rule S7). A stated choice known by
+its title alone (``explained = false``) needs its words to name what overlap finds (S8). Version and dependency
 bumps, formatting, bots and the like never become a Decision at all (mechanical.py, M1–M8).
 
   Q1  a merge with no text of its own ("Merge branch 'x'", "Merged in changes from y")
@@ -16,8 +17,8 @@ bumps, formatting, bots and the like never become a Decision at all (mechanical.
       ``rfcs/`` — is not "docs" here)
   Q5  package metadata only: keywords, description, author, homepage, repository or files fields of a manifest
 
-Known misses (tests/guard/test_choice.py marks them): a terse title that does name a behaviour ("No body on 304")
-reads as terse; a "refactor:" that in fact changes behaviour is quiet; a body of squashed branch commits
+Known misses (guard/fixtures/Q*.yaml): a two-word title that does name a behaviour ("Strict origins") reads as
+terse; a "refactor:" that in fact changes behaviour is quiet; a body of squashed branch commits
 ("* wip * fix") is read as a body when its lines carry enough words.
 """
 
