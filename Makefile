@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt pyproject.toml | cksum | cut -d' ' -f1)
 PORT ?= 8501
 
-.PHONY: run test lint setup seed e2e bench clean test-server test-fast
+.PHONY: run test lint setup seed e2e bench clean test-server test-fast guard-gate
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || "$$(scripts/find_python312.sh)" -m venv $(VENV)
@@ -59,6 +59,12 @@ e2e: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all
+
+# The guard's yardstick (about 8 minutes): every labelled set and a replay of each dev history (the three git
+# bundles in ../shared/realdata/git, the starlette snapshot, this repository's clone), one table; exit 1 on a
+# missed target (bench/guard_gate.py).
+guard-gate: $(STAMP)
+	$(PY) -m bench.guard_gate
 
 clean:
 	rm -rf $(VENV) .rguard .pytest_cache .mypy_cache .ruff_cache

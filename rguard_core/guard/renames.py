@@ -11,9 +11,12 @@ from .tokens import ChangeSet
 MAX_DEPTH = 5  # renames followed back per file
 MAX_NAMES = 50  # earlier names kept in all
 
+# Start from the File index (the diff's paths), not from every Source: on a 20,000-PR graph the scan from the
+# sources was 62-72 ms of a 109 ms guard (measured for issue #26), from the index 0.14 ms, the same rows.
 LINEAGE_Q = """
-MATCH (s:Source)-[t:TOUCHES]->(f:File)
-WHERE f.path IN $paths AND t.previous_path IS NOT NULL AND t.status <> 'renamed_from' AND NOT s.id IN $exclude
+MATCH (f:File) WHERE f.path IN $paths
+MATCH (s:Source)-[t:TOUCHES]->(f)
+WHERE t.previous_path IS NOT NULL AND t.status <> 'renamed_from' AND NOT s.id IN $exclude
 RETURN DISTINCT f.path AS path, t.previous_path AS previous
 ORDER BY path, previous
 """

@@ -143,25 +143,25 @@ STATED = Worthiness(True)
 def states_choice(title: str, body: str, files: Sequence[FileChange] = (), extra: Sequence[str] = ()) -> Worthiness:
     """Read a PR's or commit's title and body (``extra``: its review comments) for a stated choice."""
     raw_title = (title or "").strip()
-    if Q1_MERGE.match(raw_title) and not _own_words(body, extra):
-        return Worthiness(False, "Q1", RULES["Q1"])
+    explained = _own_words(body, extra)
+    if Q1_MERGE.match(raw_title) and not explained:
+        return Worthiness(False, "Q1", RULES["Q1"], False)
     head = Q3_PREFIX.sub("", raw_title)
     m = Q2_CONVENTIONAL.match(head)
     if m and m["type"].lower() in Q2_TYPES:
-        return Worthiness(False, "Q2", f"{RULES['Q2']}: a {m['type'].lower()}: change")
+        return Worthiness(False, "Q2", f"{RULES['Q2']}: a {m['type'].lower()}: change", explained)
     rest = head[m.end() :] if m else head
     if Q2_LEAD.match(rest) or Q2_TOOLING.search(rest):
-        return Worthiness(False, "Q2", f"{RULES['Q2']}: {rest[:60]!r}")
+        return Worthiness(False, "Q2", f"{RULES['Q2']}: {rest[:60]!r}", explained)
     paths = [f.path for f in files if f.path]
     if paths and all(_non_product(p) for p in paths):
-        return Worthiness(False, "Q4", RULES["Q4"])
+        return Worthiness(False, "Q4", RULES["Q4"], explained)
     if paths and _metadata_only(files):
-        return Worthiness(False, "Q5", RULES["Q5"])
+        return Worthiness(False, "Q5", RULES["Q5"], explained)
     words = _words(Q3_REF.sub(" ", rest))
     terse = len(words) < TERSE_WORDS and not (len(words) == TERSE_WORDS - 1 and Q3_CHOICE_VERB.match(rest))
-    explained = _own_words(body, extra)
     if terse and not explained:
-        return Worthiness(False, "Q3", f"{RULES['Q3']}: {raw_title[:60]!r}")
+        return Worthiness(False, "Q3", f"{RULES['Q3']}: {raw_title[:60]!r}", explained)
     return STATED if explained else Worthiness(True, explained=False)
 
 
