@@ -246,7 +246,7 @@ PARTIAL_REVERT = 0.25
 NEAR_REVERT = 0.5
 # A decision known by its title alone ("Fixing config weirdness": no body, no review) says too little for token
 # overlap to be its undo: the overlap rules contradict it only where its words name what the diff changes, and a
-# partial or line revert only over NEAR_REVERT of its change (S8). On real histories overlap on such decisions
+# partial or line revert only over the same shares as S7 (S8). On real histories overlap on such decisions
 # was the most common wrong warning (a refactor of the lines, an incidental line of a revert set back).
 TITLE_ONLY_RULE = "S8"
 OVERLAP_RULES = frozenset({"U1", "U2", "D1", "D2", "D3", "D4"})
