@@ -3,10 +3,11 @@
 A change whose text states no choice — a terse or tidy-up commit, a merge with nothing of its own, a change of
 tests, docs or CI only — is still ingested whole (its text, files, hunks, Action and Decision node, so a revert of
 it is found, and `why`/who-to-ask can explain history), but its Decision is stored with ``stated = false`` and the
-rule that said so (``stated_rule``). The guard then warns on it only for a revert (REV1–REV3: a revert is its own
-evidence); overlap and paraphrase rules alone are at most ``related`` (guard rule S7). A stated choice known by
-its title alone (``explained = false``) needs its words to name what overlap finds (S8). Version and dependency
-bumps, formatting, bots and the like never become a Decision at all (mechanical.py, M1–M8).
+rule that said so (``stated_rule``). The guard then warns on it only for a revert of most of it (REV1, or
+REV2/REV3 over enough of its change: a revert is its own evidence); overlap and paraphrase rules alone are at most
+``related`` (guard rule S7). A stated choice known by its title alone (``explained = false``) needs its words to
+name what overlap finds (S8). Version and dependency bumps, formatting, bots and the like never become a Decision
+at all (mechanical.py, M1–M8).
 
   Q1  a merge with no text of its own ("Merge branch 'x'", "Merged in changes from y")
   Q2  a tidy-up: a refactor, move, rename, clean-up, style, docs, tests, examples or tooling change — by its
