@@ -281,7 +281,7 @@ class _Run:
         labels = self._labels(items, standing, judge)
         findings = []
         for c, info in items:
-            j = stand_in(cap_unstated(import_hop.cap(c, labels[c.decision_id], self.sets, info), info), c.replaces)
+            j = stand_in(import_hop.cap(c, labels[c.decision_id], self.sets, info), c.replaces)
             score = j.score * info.score_factor
             if j.label == "unrelated" or score < MIN_SCORE:
                 self.cleared.append(
@@ -320,7 +320,9 @@ class _Run:
         if judge == "llm":
             from .judge_llm import LLMJudge
 
-            return LLMJudge(self.settings).judge_all(self.diff, items, standing)
+            llm = LLMJudge(self.settings).judge_all(self.diff, items, standing)
+            # the offline policy applies S7 itself; the LLM judge's labels get it here
+            return {c.decision_id: cap_unstated(llm[c.decision_id], info) for c, info in items if c.decision_id in llm}
         off = OfflineJudge()
         off.prepare([info for _, info in items])
         return {c.decision_id: off.judge(self.sets, info, standing[c.decision_id]) for c, info in items}

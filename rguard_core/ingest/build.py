@@ -301,7 +301,7 @@ class _Builder:
         title = c.message.split("\n", 1)[0]
         self.links(sid, title, c.message, None)
         if sid not in self.mechanical:
-            stated = states_choice(title, c.message.split("\n", 1)[1] if "\n" in c.message else "", c.files)
+            stated = states_choice(title, c.message.partition("\n")[2], c.files)
             self.decision_source(SourceDoc(sid, "commit", c.message, "decision", title), [], stated)
             if sid in self.decision_of:
                 self.action(sid, f"Commit {c.sha[:10]}: {title}", True, [f.path for f in c.files])
