@@ -3,6 +3,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt pyproject.toml | cksum | cut -d' ' -f1)
 PORT ?= 8501
+# loopback only; `make run HOST=0.0.0.0` exposes it (then writes need a signed-in reviewer: docs/operations.md)
+HOST ?= 127.0.0.1
 
 .PHONY: run test lint setup seed e2e bench clean test-server test-fast guard-gate
 
@@ -19,7 +21,7 @@ seed: $(STAMP)
 	$(PY) -m rguard_core seed
 
 run: seed
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

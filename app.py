@@ -9,6 +9,7 @@ import streamlit as st
 from rguard_core.errors import RGuardError
 from rguard_core.seed import DEMO_REPO
 from ui.common import get_store, set_url_param, url_param
+from ui.identity import banner
 from ui.theme import connection_dot
 
 # a local icon: a :material/...: page icon makes the browser fetch the favicon from a remote font host
@@ -79,4 +80,5 @@ def pick_repository(repos: list[str]) -> None:
 
 
 sidebar()
+banner()
 st.navigation(PAGES).run()

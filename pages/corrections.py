@@ -28,6 +28,7 @@ from rguard_core.memory import (
 )
 from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param, whole_or_flagged
 from ui.evidence import md, visible
+from ui.identity import can_write, reviewer
 
 st.title("Corrections")
 st.caption(
@@ -145,12 +146,14 @@ def confirmed[R](key: str, apply: Callable[[], R]) -> R | None:
 
 def correct_form(t: Target) -> None:
     header(t, "Correct this claim")
+    if not can_write("Correcting a claim"):
+        return
     if t.status != "holds":
         st.info(f"This claim is {t.status}; correct its replacement instead, if any.")
     new_text = st.text_area(
         "What is actually true (your own words; they become the new claim's evidence)", key="corr_text"
     )
-    by = st.text_input("Your name or login", key="corr_by")
+    by = reviewer("Your name or login", key="corr_by")
     preview = previewed(
         "corr_preview",
         f"Preview correction of {t.id}",
@@ -176,8 +179,10 @@ def correct_form(t: Target) -> None:
 
 def quarantine_form(t: Target) -> None:
     header(t, "Quarantine this source")
+    if not can_write("Quarantining a source"):
+        return
     reason = st.text_input("Reason (spam, forged, retracted …)", key="q_reason")
-    by = st.text_input("Your name or login", key="q_by")
+    by = reviewer("Your name or login", key="q_by")
     preview = previewed(
         "q_preview",
         f"Preview quarantine of {t.id}",
@@ -210,8 +215,10 @@ def quarantine_form(t: Target) -> None:
 
 def lift_form(t: Target) -> None:
     header(t, "Lift this source's quarantine")
+    if not can_write("Lifting a quarantine"):
+        return
     reason = st.text_input("Why it can be trusted again", key="lift_reason")
-    by = st.text_input("Your name or login", key="lift_by")
+    by = reviewer("Your name or login", key="lift_by")
     preview = previewed(
         "lift_preview", f"Preview lifting {t.id}", lambda: preview_lift(graph, t.id), lambda p: p.target.about == t.id
     )
@@ -242,6 +249,8 @@ def undo_section(entries: list[HistoryEntry]) -> None:
     open_entries = {e.id: e for e in entries if e.undoable}
     if not open_entries:
         return
+    if not can_write("Undoing a step"):
+        return
     st.markdown("**Undo a step** — the undo is a new entry; the step stays in the history, marked reverted.")
     pick = st.selectbox(
         "Step to undo",
@@ -256,7 +265,7 @@ def undo_section(entries: list[HistoryEntry]) -> None:
     if entry is None:
         return
     reason = st.text_input("Why undo it", key="undo_reason")
-    by = st.text_input("Your name or login", key="undo_by")
+    by = reviewer("Your name or login", key="undo_by")
     preview = previewed(
         "undo_preview",
         f"Preview undoing {entry.id}",

@@ -13,6 +13,7 @@ from ui.common import get_store, page_message, require_repo, set_url_param, url_
 from ui.evidence import md
 from ui.guard_input import INPUTS, GuardInput, GuardRun, read_input
 from ui.guard_review import show_review
+from ui.identity import can_write, reviewer
 
 FEEDBACK = {
     "ack": "ack — keep it, and note that it is known",
@@ -121,12 +122,14 @@ def undo_entry(e: FeedbackEntry) -> None:
             rerun_guard(f"Undid the {e.kind} by {e.by} ({e.correction}).")
 
 
-def reviewer_extras(f: Finding, given: list[FeedbackEntry]) -> None:
+def reviewer_extras(f: Finding, given: list[FeedbackEntry], writable: bool) -> None:
     """Under each finding of the review: what reviewers said about it (each with undo) and the feedback form."""
     for e in given:
         st.caption(md(f"Learned: {e.note}"))
-        undo_entry(e)
-    feedback_form(f)
+        if writable:
+            undo_entry(e)
+    if writable:
+        feedback_form(f)
 
 
 def feedback_form(f: Finding) -> None:
@@ -150,7 +153,8 @@ def feedback_form(f: Finding) -> None:
 
 if current is not None and current.report.repo == repo:
     report = current.report
-    login = st.text_input("Your login (for feedback and undo)", key="guard_login")
+    writable = can_write("Feedback and undo")
+    login = reviewer("Your login (for feedback and undo)", key="guard_login") if writable else ""
     n = len(report.findings)
     judged = current.input.label
     if report.verdict == "warn":
@@ -182,7 +186,7 @@ if current is not None and current.report.repo == repo:
         repo,
         report,
         current.input.diff,
-        extras=lambda f: reviewer_extras(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"]),
+        extras=lambda f: reviewer_extras(f, [e for e in given.get(f.decision_id, []) if e.kind != "wrong"], writable),
     )
     if report.dismissed:
         st.subheader(f"Dismissed by reviewers ({len(report.dismissed)}) — not counted in the verdict")
@@ -193,5 +197,5 @@ if current is not None and current.report.repo == repo:
                 st.markdown(f"~~{f.label}~~ · {md(f.summary)} · decision {md(f.decision_id)}")
                 st.caption(md(f"Dismissed by {d.by} on {d.at[:10]} for these lines: {d.reason}"))
                 entry = next((x for x in given.get(f.decision_id, []) if x.correction == d.correction), None)
-                if entry is not None:
+                if entry is not None and writable:
                     undo_entry(entry)

@@ -9,6 +9,7 @@ from rguard_core.errors import RGuardError
 from rguard_core.ingest.request import IngestRequest, run_ingest
 from ui.common import get_store, page_message
 from ui.evidence import visible
+from ui.identity import can_write
 
 st.title("Ingest")
 st.caption("Decisions and claims are kept only as exact quotes of their source, with offsets.")
@@ -19,29 +20,31 @@ SOURCES = {
     "Local git clone": "git",
 }
 
-with st.form("ingest"):
-    label = st.radio("Source", list(SOURCES), horizontal=True)
-    kind = SOURCES[label]
-    target = st.text_input(
-        "Repository (OWNER/NAME), PR URL, or folder path",
-        key="ingest_target",
-        placeholder="acme/tollgate · https://github.com/o/r/pull/12 · /path/to/folder",
-    )
-    c1, c2, c3 = st.columns(3)
-    repo = c1.text_input("Repository name for git clones (OWNER/NAME)", key="ingest_repo")
-    llm_ready = bool(get_store().settings.openai_base_url)
-    extractor = c2.selectbox(
-        "Extractor",
-        ["offline", "llm"] if llm_ready else ["offline"],
-        key="ingest_extractor",
-        help="llm asks the configured OpenAI-compatible endpoint"
-        if llm_ready
-        else "The LLM extractor is unavailable: no OpenAI-compatible endpoint is configured "
-        "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).",
-    )
-    max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
-    api_url = st.text_input("GitHub API URL (blank: GITHUB_API_URL or api.github.com)", key="ingest_api")
-    submitted = st.form_submit_button("Ingest", type="primary")
+submitted = False
+if can_write("Ingesting"):
+    with st.form("ingest"):
+        label = st.radio("Source", list(SOURCES), horizontal=True)
+        kind = SOURCES[label]
+        target = st.text_input(
+            "Repository (OWNER/NAME), PR URL, or folder path",
+            key="ingest_target",
+            placeholder="acme/tollgate · https://github.com/o/r/pull/12 · /path/to/folder",
+        )
+        c1, c2, c3 = st.columns(3)
+        repo = c1.text_input("Repository name for git clones (OWNER/NAME)", key="ingest_repo")
+        llm_ready = bool(get_store().settings.openai_base_url)
+        extractor = c2.selectbox(
+            "Extractor",
+            ["offline", "llm"] if llm_ready else ["offline"],
+            key="ingest_extractor",
+            help="llm asks the configured OpenAI-compatible endpoint"
+            if llm_ready
+            else "The LLM extractor is unavailable: no OpenAI-compatible endpoint is configured "
+            "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).",
+        )
+        max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
+        api_url = st.text_input("GitHub API URL (blank: GITHUB_API_URL or api.github.com)", key="ingest_api")
+        submitted = st.form_submit_button("Ingest", type="primary")
 
 if submitted:
     req = IngestRequest(

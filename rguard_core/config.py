@@ -10,6 +10,7 @@ engine manager itself (rguard_core/engine/paths.py).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -68,6 +69,22 @@ def _base_url(name: str, raw: str | None, default: str) -> str:
 
 def _login(name: str, raw: str | None, default: str | None) -> str | None:
     return (raw or "").strip() or default
+
+
+def _logins(name: str, raw: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma- or space-separated list of logins (or e-mail addresses), compared without case."""
+    if raw is None:
+        return default
+    return tuple(dict.fromkeys(x.strip().lower() for x in re.split(r"[,\s]+", raw) if x.strip()))
+
+
+def _header(name: str, raw: str | None, default: str | None) -> str | None:
+    if raw is None:
+        return default
+    value = raw.strip()
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,64}", value):
+        raise ConfigError(f"{name} must be an HTTP header name such as X-Forwarded-User, got {raw!r}")
+    return value
 
 
 def _positive_int(name: str, raw: str | None, default: int) -> int:
@@ -147,6 +164,28 @@ class Settings:
         None,
         _login,
         "the login the MCP server records feedback and corrections as (required with `--allow-writes`)",
+    )
+    reviewers: tuple[str, ...] = setting(
+        "RGUARD_REVIEWERS",
+        (),
+        _logins,
+        "who may write on a dashboard others can reach: logins or e-mail addresses, comma-separated "
+        "(docs/operations.md, \"Who may write\")",
+        shown="unset",
+    )
+    mcp_token: str | None = setting(
+        "RGUARD_MCP_TOKEN",
+        None,
+        _optional,
+        "a bearer token every `mcp --http` request must carry (`Authorization: Bearer …`); required for "
+        "`--allow-writes` off loopback",
+    )
+    trusted_header: str | None = setting(
+        "RGUARD_TRUSTED_HEADER",
+        None,
+        _header,
+        "the request header a reverse proxy sets to the signed-in user (`X-Forwarded-User`, "
+        "`X-Forwarded-Email`); set it only when every request comes through that proxy",
     )
     extra: dict[str, str] = field(default_factory=dict)
     falkordb_read_url: str | None = setting(

@@ -16,15 +16,18 @@ tool argument, and write tools refuse unless the server was started with ``--all
 from __future__ import annotations
 
 import functools
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from .access import is_loopback
 from .config import Settings
 from .db import Graph, Store, open_store, validate_repo
 from .errors import ConfigError, RGuardError, UnknownRepository
@@ -304,10 +307,67 @@ def build_server(config: ServerConfig | None = None, store: Store | None = None)
     return server
 
 
-def serve(*, http_port: int | None = None, host: str = "127.0.0.1", allow_writes: bool = False) -> None:
+def transport_security(host: str, allowed_hosts: tuple[str, ...]) -> TransportSecuritySettings:
+    """Host/Origin checks on every bind. The SDK turns them off for any host but loopback; here a bind to another
+    address accepts the loopback names, that address itself, and each ``--allowed-host`` (a name, or name:port)."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    bound = host.strip("[]")
+    if bound and bound not in ("0.0.0.0", "::") and not is_loopback(bound):
+        names.append(f"[{bound}]" if ":" in bound else bound)
+    names += [h for h in allowed_hosts if h not in names]
+    hosts = [n if n.rsplit(":", 1)[-1].isdigit() and not n.endswith("]") else f"{n}:*" for n in names]
+    hosts += [n for n in names if n not in hosts]  # a Host header without a port (port 80) too
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <RGUARD_MCP_TOKEN>`` (401 otherwise)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.token = app, token.encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            scheme, _, value = given.partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
+                await send(
+                    {"type": "http.response.start", "status": 401, "headers": [(b"www-authenticate", b"Bearer")]}
+                )
+                await send({"type": "http.response.body", "body": b"RGuard MCP: missing or wrong bearer token"})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_config(host: str, allow_writes: bool, token: str | None) -> None:
+    """Refuse a server that would take writes from the network from anyone who can reach it."""
+    if allow_writes and not is_loopback(host) and not token:
+        raise ConfigError(
+            f"--allow-writes on {host} would let anyone who can reach it write as RGUARD_REVIEWER: set "
+            "RGUARD_MCP_TOKEN (clients then send Authorization: Bearer <token>) or bind to 127.0.0.1"
+        )
+
+
+def serve(
+    *,
+    http_port: int | None = None,
+    host: str = "127.0.0.1",
+    allow_writes: bool = False,
+    allowed_hosts: tuple[str, ...] = (),
+) -> None:
     """Run until the client goes away (stdio) or the process is stopped (HTTP)."""
-    server = build_server(ServerConfig.from_env(allow_writes))
+    config = ServerConfig.from_env(allow_writes)
+    server = build_server(config)
     if http_port is None:
         server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=http_port)
+        return
+    import anyio
+    import uvicorn
+
+    token = config.settings.mcp_token if config.settings else None
+    http_config(host, allow_writes, token)
+    app: Any = server.streamable_http_app(host=host, transport_security=transport_security(host, allowed_hosts))
+    if token:
+        app = BearerToken(app, token)
+    anyio.run(uvicorn.Server(uvicorn.Config(app, host=host, port=http_port, log_level="warning")).serve)

@@ -316,3 +316,71 @@ def test_streamable_http(store: Store, seed: str, http_server: str) -> None:
     assert r["tools"] == TOOLS
     g = data(r["guard"])
     assert g["verdict"] == "warn" and g["findings"][0]["decision_id"] == "decision:pr:32"
+
+
+def _serve(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rguard_core", "mcp", "--http", str(port), *args],
+        env={**_env(data_dir), **(env or {})},
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return proc, port
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("mcp --http did not listen within 60 s")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def test_http_on_every_interface_keeps_host_checks_and_needs_a_token_for_writes(
+    store: Store, seed: str, data_dir: Path
+) -> None:
+    import requests
+
+    writer = {"RGUARD_REVIEWER": "bot"}
+    refused, _ = _serve(data_dir, "--host", "0.0.0.0", "--allow-writes", env=writer)
+    assert refused.wait(timeout=30) == 2
+    assert b"RGUARD_MCP_TOKEN" in (refused.stderr.read() if refused.stderr else b"")
+
+    token = {**writer, "RGUARD_MCP_TOKEN": "s3cret-token"}
+    proc, port = _serve(data_dir, "--host", "0.0.0.0", "--allow-writes", "--allowed-host", "rguard.test", env=token)
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        auth = {**MCP_HEADERS, "Authorization": "Bearer s3cret-token"}
+        assert requests.post(url, json=INIT, headers=MCP_HEADERS, timeout=10).status_code == 401
+        assert (
+            requests.post(url, json=INIT, headers={**auth, "Authorization": "Bearer nope"}, timeout=10).status_code
+            == 401
+        )
+        assert requests.post(url, json=INIT, headers={**auth, "Host": "evil.example"}, timeout=10).status_code == 421
+        evil_origin = {**auth, "Origin": "http://evil.example"}
+        assert requests.post(url, json=INIT, headers=evil_origin, timeout=10).status_code == 403
+        assert requests.post(url, json=INIT, headers={**auth, "Host": f"rguard.test:{port}"}, timeout=10).ok
+        assert requests.post(url, json=INIT, headers=auth, timeout=10).ok
+    finally:
+        _stop(proc)

@@ -12,6 +12,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)")
     p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="a Host header to accept besides loopback and the bound address (repeatable): the name clients "
+        "use to reach a server bound to 0.0.0.0. Requests naming any other host are refused (DNS rebinding)",
+    )
+    p.add_argument(
         "--allow-writes",
         action="store_true",
         help="enable record_feedback, apply_correction and quarantine_source (as RGUARD_REVIEWER)",
@@ -22,5 +30,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..mcp_server import serve
 
-    serve(http_port=args.http, host=args.host, allow_writes=args.allow_writes)
+    serve(
+        http_port=args.http,
+        host=args.host,
+        allow_writes=args.allow_writes,
+        allowed_hosts=tuple(args.allowed_host),
+    )
     return 0
