@@ -170,7 +170,7 @@ class Settings:
         (),
         _logins,
         "who may write on a dashboard others can reach: logins or e-mail addresses, comma-separated "
-        "(docs/operations.md, \"Who may write\")",
+        '(docs/operations.md, "Who may write")',
         shown="unset",
     )
     mcp_token: str | None = setting(
