@@ -11,7 +11,6 @@ import argparse
 import datetime as dt
 import os
 import re
-import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -101,17 +100,18 @@ def log_crash(exc: BaseException, argv: Sequence[str] | None, details: str = "")
         f"--- {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')} rguard {' '.join(argv or [])}\n"
         f"{details}{''.join(traceback.format_exception(exc))}\n"
     )
-    for path in (log_path(), Path(tempfile.gettempdir()) / f"rguard-{os.getuid()}-{LOG_NAME}"):
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
-                os.replace(path, path.with_name(path.name + ".1"))
-            with path.open("a", encoding="utf-8", errors="backslashreplace") as fh:
-                fh.write(text)
-            return path.resolve()
-        except OSError:
-            continue
-    return Path("(nowhere: the log could not be written)")
+    # Only inside the data dir: a fixed path in a shared /tmp could be another user's file or link.
+    path = log_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(text)
+        return path.resolve()
+    except OSError:
+        return Path("(nowhere: the data dir's log could not be written)")
 
 
 def crash_message(exc: BaseException, where: Path) -> str:

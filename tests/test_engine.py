@@ -20,8 +20,10 @@ import pytest
 
 from rguard_core.config import Settings
 from rguard_core.engine import EnginePaths, engine_status, stop_engine
-from rguard_core.engine.manager import _alive
+from rguard_core.engine.manager import _alive, ensure_engine
+from rguard_core.engine.paths import check_private_dir
 from rguard_core.engine.resp import RespConnection, RespError
+from rguard_core.errors import EngineStartFailed
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "tests" / "fixtures" / "snapshot"
@@ -375,3 +377,26 @@ def test_a_clean_stop_leaves_nothing_to_replay(data_dir: Path) -> None:
     assert ok_json(data_dir, "engine", "stop") == {"stopped": True}
     assert sum(p.stat().st_size for p in aof.glob("*.incr.aof")) == 0  # nothing left to replay
     assert ok_json(data_dir, "repos") == before  # and the snapshot base holds it all
+
+
+def test_a_socket_folder_another_user_could_enter_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deep data dir's socket lives in the shared runtime folder: one that others can enter (or a link to
+    one) is refused before any socket in it is used, and nothing starts."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o777)
+    os.chmod(runtime, 0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    deep = tmp_path / ("d" * 60) / ("e" * 60) / "data"
+    folder = EnginePaths.for_dir(deep).socket.parent
+    assert folder == runtime / "rguard"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    with pytest.raises(EngineStartFailed, match="can be entered by other users"):
+        ensure_engine(Settings(data_dir=deep))
+    assert check_private_dir(folder) is not None and servers_for(deep) == []
+    folder.rmdir()
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    folder.symlink_to(tmp_path / "elsewhere")
+    assert "not a directory" in (check_private_dir(folder) or "")
+    folder.unlink()
+    assert check_private_dir(folder) is None and (folder.stat().st_mode & 0o777) == 0o700

@@ -28,7 +28,7 @@ from typing import cast
 from ..config import Settings
 from ..errors import ConfigError, EngineStartFailed
 from ..jsontypes import JSONObject
-from .paths import FSYNC_POLICIES, EnginePaths, EngineState
+from .paths import FSYNC_POLICIES, EnginePaths, EngineState, check_private_dir
 from .resp import RespConnection, RespError, ping
 from .shutdown import shutdown
 
@@ -128,6 +128,12 @@ def _lock_held(paths: EnginePaths) -> bool:
 def ensure_engine(settings: Settings) -> Path:
     """The socket of this data dir's ready engine; starts one when none runs. Raises EngineStartFailed."""
     paths = EnginePaths.for_dir(settings.data_dir)
+    if paths.socket.parent != paths.data_dir:  # a deep data dir's socket lives in the shared runtime folder
+        unsafe = check_private_dir(paths.socket.parent)
+        if unsafe:
+            raise EngineStartFailed(
+                paths.data_dir, f"refusing the engine's socket folder: {unsafe}; remove it, or set XDG_RUNTIME_DIR"
+            )
     if _ready(paths):  # the warm path: one small file read and one PING
         return paths.socket
     idle_s, fsync = engine_options(settings)

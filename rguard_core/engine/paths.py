@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat as stat_mod
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +72,7 @@ class EnginePaths:
         sock = d / "engine.sock"
         if len(str(sock)) > _SOCKET_MAX:
             digest = hashlib.sha256(str(d).encode()).hexdigest()[:16]
-            sock = Path(tempfile.gettempdir()) / f"rguard-{os.getuid()}" / f"{digest}.sock"
+            sock = runtime_dir() / f"{digest}.sock"
         return cls(
             data_dir=d,
             socket=sock,
@@ -85,6 +86,33 @@ class EnginePaths:
             aof_dir_name="appendonlydir",
             legacy_rdb=d / "falkordb.db",
         )
+
+
+def runtime_dir() -> Path:
+    """The per-user folder for sockets of deep data dirs: ``$XDG_RUNTIME_DIR/rguard`` (the login session's own,
+    0700), else ``<tmp>/rguard-<uid>``. Checked by ``check_private_dir`` before any socket in it is used."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "rguard"
+    return Path(tempfile.gettempdir()) / f"rguard-{os.getuid()}"
+
+
+def check_private_dir(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold our socket, or None when it is a real directory of ours that nobody else can
+    enter. A shared /tmp lets another user create ``rguard-<uid>`` first and put their own listener in it; that
+    listener would then receive every query, corrections included."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError as e:
+        return f"cannot create {folder} ({e.strerror or e})"
+    if not stat_mod.S_ISDIR(st.st_mode):
+        return f"{folder} is not a directory (a link or a file someone else may have put there)"
+    if st.st_uid != os.getuid():
+        return f"{folder} belongs to user id {st.st_uid}, not to you ({os.getuid()})"
+    if st.st_mode & 0o077:
+        return f"{folder} can be entered by other users (mode {stat_mod.S_IMODE(st.st_mode):o}; want 700)"
+    return None
 
 
 def server_binaries() -> tuple[Path, Path]:
