@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 from rguard_core.errors import DiffParseError
-from rguard_core.guard.diffparse import PARSE_BUDGET_CHARS, diff_from_patches, parse_diff
+from rguard_core.guard.diffparse import (
+    PARSE_BUDGET_CHARS,
+    PARSE_BUDGET_FILES,
+    diff_from_patches,
+    parse_diff,
+    unquote_git_path,
+)
 from rguard_core.guard.tokens import change_set, file_kind, is_test_path
 
 MODIFY = """diff --git a/app/rates.py b/app/rates.py
@@ -155,3 +164,59 @@ def test_diff_rebuilt_from_stored_patches_parses_back() -> None:
     by = {f.path: f for f in d.files}
     assert by["a.py"].status == "modified" and by["b.py"].status == "added"
     assert by["c.py"].old_path == "old_c.py" and by["logo.png"].binary
+
+
+def _git_diff(tmp_path: Path, setup: dict[str, bytes], change: dict[str, bytes], chmod: tuple[str, ...] = ()) -> str:
+    """`git diff --cached` of a real repository: ``setup`` committed, then ``change`` and ``chmod +x`` staged."""
+    run = functools.partial(subprocess.run, cwd=tmp_path, check=True, capture_output=True)
+    run(["git", "init", "-q"])
+    run(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "root"])
+    for name, body in setup.items():
+        (tmp_path / name).write_bytes(body)
+    run(["git", "add", "-A"])
+    run(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "init"])
+    for name, body in change.items():
+        (tmp_path / name).write_bytes(body)
+    for name in chmod:
+        (tmp_path / name).chmod(0o755)
+    run(["git", "add", "-A"])
+    return run(["git", "diff", "--cached"]).stdout.decode("utf-8", "surrogateescape")
+
+
+def test_git_quoted_paths_are_read_as_the_real_names(tmp_path: Path) -> None:
+    diff = _git_diff(
+        tmp_path,
+        {"précis.py": b"x = 1\n"},
+        {"précis.py": b"x = 2\n", "new é file.py": b"q = 1\n", 'odd"name.py': b"z = 1\n"},
+    )
+    assert '"a/pr\\303\\251cis.py"' in diff  # git quoted them: the parser must undo it
+    files = {f.path: f for f in parse_diff(diff).files}
+    assert set(files) == {"précis.py", "new é file.py", 'odd"name.py'}
+    assert files["précis.py"].status == "modified" and files["précis.py"].old_path is None
+    assert files["new é file.py"].status == "added" and files["new é file.py"].hunks
+    assert unquote_git_path('"a/tab\\there\\\\"') == "a/tab\there\\" and unquote_git_path("plain") == "plain"
+
+
+def test_mode_only_changes_ahead_of_the_real_change_do_not_hide_it(tmp_path: Path) -> None:
+    scripts = {f"s{i:03}.sh": f"echo {i}\n".encode() for i in range(PARSE_BUDGET_FILES + 20)}
+    diff = _git_diff(tmp_path, {**scripts, "zz.py": b"x = 1\n"}, {"zz.py": b"x = 2\n"}, chmod=tuple(scripts))
+    parsed = parse_diff(diff)
+    assert "zz.py" in parsed.paths and parsed.skipped_files == [] and parsed.notes == []
+    (real,) = [f for f in parsed.files if f.hunks]
+    assert real.path == "zz.py"
+
+
+def test_nul_bytes_and_binary_markers_parse(tmp_path: Path) -> None:
+    diff = _git_diff(tmp_path, {"a.py": b"a = 1\n"}, {"a.py": b"a = '\x00'\n", "b.bin": b"\x00\x01"})
+    files = {f.path: f for f in parse_diff(diff).files}
+    assert files["a.py"].binary and files["b.bin"].binary  # git's own "Binary files … differ"
+    text = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = '\x00'\n"  # `git diff --text`
+    (f,) = parse_diff(text).files
+    assert f.hunks[0].lines == [("-", "a = 1"), ("+", "a = '\x00'")]
+
+
+def test_a_diff_cut_before_its_minus_line_is_read_or_refused_plainly() -> None:
+    (f,) = parse_diff("+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n").files
+    assert f.path == "x.py" and f.hunks
+    with pytest.raises(DiffParseError, match="malformed unified diff: a file's header is incomplete"):
+        parse_diff("hello\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n")  # unidiff itself crashed on this one

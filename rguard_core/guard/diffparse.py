@@ -45,29 +45,101 @@ def parse_diff(text: str | bytes) -> ParsedDiff:
             f"diff is larger than {PARSE_BUDGET_CHARS:,} characters: read the first files only ({len(rest):,} "
             f"characters of {len(skipped)} file(s) not checked)"
         )
-    text = _mode_lines(text)
+    text = _lone_target_header(_unquote_headers(_mode_lines(text)))
     if not _LOOKS_LIKE_DIFF.search(text):
         raise DiffParseError("the input is not a unified diff: no 'diff --git', '---'/'+++' or '@@' lines found")
     try:
-        patch = unidiff.PatchSet(text)
-    except unidiff.UnidiffParseError as first:
+        patch = _patch_set(text)
+    except DiffParseError as first:
         # Hand-edited diffs often carry stale hunk line counts; recount them once before giving up.
         try:
-            patch = unidiff.PatchSet(recount_hunks(text))
-        except unidiff.UnidiffParseError:
-            raise DiffParseError(f"malformed unified diff: {first}") from first
-        notes.append(f"hunk line counts did not match the hunks ({first}); they were recounted")
+            patch = _patch_set(recount_hunks(text))
+        except DiffParseError:
+            raise first from None
+        notes.append(
+            f"hunk line counts did not match the hunks ({first.args[0].removeprefix('malformed unified diff: ')}); they were recounted"
+        )
     if len(patch) == 0:
         raise DiffParseError("the input is not a unified diff: no file sections could be read")
-    if len(patch) > PARSE_BUDGET_FILES:
-        notes.append(f"diff touches {len(patch)} files: only the first {PARSE_BUDGET_FILES} were checked")
-        skipped = list(dict.fromkeys(skipped + [_path_of(p) for p in list(patch)[PARSE_BUDGET_FILES:]]))
-    files = [_file(p) for p in list(patch)[:PARSE_BUDGET_FILES]]
-    if not any(f.hunks or f.binary or f.status != "modified" or f.old_path for f in files) and "\n@@ " in text:
+    every = [_file(p) for p in patch]
+    # Files without hunks (a mode change, a binary marker, a pure rename) cost nothing to read: only files with
+    # hunks count against the budget, so a mass `chmod +x` ahead of the real change cannot push it out.
+    files: list[FileDiff] = []
+    with_hunks = 0
+    for f in every:
+        with_hunks += bool(f.hunks)
+        if f.hunks and with_hunks > PARSE_BUDGET_FILES:
+            skipped.append(f.path)
+        else:
+            files.append(f)
+    if with_hunks > PARSE_BUDGET_FILES:
+        notes.append(f"diff changes the lines of {with_hunks} files: only the first {PARSE_BUDGET_FILES} were checked")
+        skipped = list(dict.fromkeys(skipped))
+    if not any(f.hunks or f.binary or f.status != "modified" or f.old_path for f in every) and ("\n@@ " in text):
         raise DiffParseError(
             "the diff's '@@' hunks could not be read: check that each hunk follows its file's '---'/'+++' header lines"
         )
     return ParsedDiff(files, _identifiers(files), notes, skipped)
+
+
+def _patch_set(text: str) -> unidiff.PatchSet:
+    """unidiff's parse, every failure of it (its own error, or a crash on input it did not expect) one
+    DiffParseError: a malformed diff is the caller's input, never an internal error."""
+    try:
+        return unidiff.PatchSet(text)
+    except unidiff.UnidiffParseError as e:
+        raise DiffParseError(f"malformed unified diff: {e}") from e
+    except (UnboundLocalError, ValueError, IndexError, KeyError, TypeError) as e:
+        raise DiffParseError(
+            "malformed unified diff: a file's header is incomplete (each file needs a '--- old' line, then "
+            "'+++ new', then its '@@' hunks)"
+        ) from e
+
+
+def _lone_target_header(text: str) -> str:
+    """A diff cut just after its ``---`` line (it starts at ``+++``): give back the ``---`` line, the same path."""
+    first = text.lstrip("\n").split("\n", 1)[0]
+    if not first.startswith("+++ "):
+        return text
+    path = first[4:].split("\t", 1)[0]
+    old = "a/" + path[2:] if path.startswith("b/") else path
+    return f"--- {old}\n" + text.lstrip("\n")
+
+
+# Git writes a path with bytes outside printable ASCII (or a quote, backslash or control character) as a C string:
+# "a/pr\303\251cis.py". Read back, the name is the real one, so a change to app/précis.py is judged like any other.
+_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_PATH_LINE = re.compile(
+    r"^(diff --git |--- |\+\+\+ |rename from |rename to |copy from |copy to |Binary files )(.*\"[^\n]*)$", re.M
+)
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def unquote_git_path(quoted: str) -> str:
+    """The path a C-quoted git name stands for (the quotes removed); an unquoted name comes back as it is."""
+    if len(quoted) < 2 or not (quoted[0] == quoted[-1] == '"'):
+        return quoted
+    body, out, i = quoted[1:-1], bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567" and re.fullmatch(r"[0-7]{3}", body[i + 1 : i + 4]):
+                out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out.append(_ESCAPES.get(nxt, ord(nxt) if ord(nxt) < 128 else 63))
+            i += 2
+            continue
+        out += c.encode("utf-8")
+        i += 1
+    return out.decode("utf-8", errors="replace")
+
+
+def _unquote_headers(text: str) -> str:
+    if '"' not in text:
+        return text
+    return _PATH_LINE.sub(lambda m: m.group(1) + _QUOTED.sub(lambda q: unquote_git_path(q.group(0)), m.group(2)), text)
 
 
 _GIT_DELETE = re.compile(r"^(diff --git [^\n]*\n)(--- [^\n]*\n\+\+\+ /dev/null)", re.M)
@@ -166,10 +238,6 @@ def _paths_in(kept: str, rest: str) -> list[str]:
     out.update(dict.fromkeys(m.group(1) or m.group(2) for m in _HEADER_PATH.finditer(rest)))
     out.pop("/dev/null", None)
     return list(out)
-
-
-def _path_of(p: unidiff.PatchedFile) -> str:
-    return (_strip(p.target_file) if not p.is_removed_file else _strip(p.source_file)) or p.path
 
 
 def _file(p: unidiff.PatchedFile) -> FileDiff:
