@@ -21,7 +21,7 @@ seed: $(STAMP)
 	$(PY) -m rguard_core seed
 
 run: seed
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m rguard_core ui --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

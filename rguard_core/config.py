@@ -16,7 +16,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from .errors import ConfigError
+
+# platformdirs: ~/.local/share/rguard on Linux (XDG_DATA_HOME respected), ~/Library/Application Support/rguard on
+# macOS. Earlier versions used ./.rguard of the working directory: see legacy_data_dir_note().
+USER_DATA_DIR = Path(platformdirs.user_data_dir("rguard", appauthor=False))
+LEGACY_DATA_DIR = Path(".rguard")
 
 # (variable name, its text or None when unset or empty, the default) -> the value
 type Reader[T] = Callable[[str, str | None, T], T]
@@ -115,10 +122,11 @@ class Settings:
 
     data_dir: Path = setting(
         "RGUARD_DATA_DIR",
-        Path("./.rguard"),
+        USER_DATA_DIR,
         _path,
-        "where the embedded FalkorDB keeps its file and where runs are stored",
-        shown="`./.rguard`",
+        "where the embedded FalkorDB keeps its file and where runs are stored; one place per user, so the "
+        "CLI, the dashboard, an MCP server and a hook started anywhere see the same graphs",
+        shown="the user data folder (`~/.local/share/rguard` on Linux)",
     )
     falkordb_url: str | None = setting(
         "FALKORDB_URL",
@@ -250,3 +258,17 @@ def settings_table() -> str:
     """The README's configuration table, written from SETTINGS."""
     head = "| variable | default | what it does |\n|---|---|---|\n"
     return head + "\n".join(s.row() for s in SETTINGS) + "\n"
+
+
+def legacy_data_dir_note(env: dict[str, str] | None = None) -> str | None:
+    """A one-line note when RGUARD_DATA_DIR is unset and ./.rguard holds graphs of an earlier version: they are
+    not lost, but no longer the default."""
+    e = os.environ if env is None else env
+    if e.get("RGUARD_DATA_DIR") or not (LEGACY_DATA_DIR / "appendonlydir").is_dir():
+        return None
+    if LEGACY_DATA_DIR.resolve() == USER_DATA_DIR.resolve():
+        return None
+    return (
+        f"note: ./.rguard holds graphs of an earlier RGuard; the default data dir is now {USER_DATA_DIR}. "
+        "Set RGUARD_DATA_DIR=./.rguard to keep using them (or move the folder there)."
+    )

@@ -10,8 +10,9 @@ from pathlib import Path
 from .db import Store
 from .errors import SnapshotError
 from .ingest.pipeline import ingest_snapshot
+from .resources import seeds_dir
 
-SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+SEEDS = seeds_dir()
 DEMO_SNAPSHOT = SEEDS / "demo" / "github"
 DEMO_REPO = "acme/tollgate"
 MEMORY_DIR = SEEDS / "memory"

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rguard_core.action import pr_from_event
+from rguard_core.action.commands import Outcome, encode_state
 from rguard_core.action.comment import MARKER
 from rguard_core.commands.main import main
 from rguard_core.db import Store
@@ -218,8 +219,16 @@ def test_action_yml_is_a_composite_action_calling_real_commands() -> None:
     assert spec["runs"]["using"] == "composite"
     assert set(spec["inputs"]) >= {"repo", "ingest", "judge", "fail-on-warn", "token"}
     scripts = "\n".join(s.get("run", "") for s in spec["runs"]["steps"])
-    used = set(re.findall(r"python -m rguard_core ((?:ingest )?[a-z-]+)", scripts))
+    used = set(re.findall(r"\brguard ((?:ingest )?[a-z-]+)", scripts))
     assert used == {"action", "seed", "ingest github", "ingest git"}
+    # setup-python refuses a cache-dependency-path outside the workspace (the action's own folder is outside it)
+    setup = next(s for s in spec["runs"]["steps"] if str(s.get("uses", "")).startswith("actions/setup-python"))
+    assert "cache" not in setup.get("with", {}) and "cache-dependency-path" not in setup.get("with", {})
+    guard_step = next(s for s in spec["runs"]["steps"] if s.get("id") == "guard")
+    assert "rguard action" in guard_step["run"]
+    assert set(spec["outputs"]) == {"verdict", "findings", "contradicts", "comment-url", "check-run-id"}
+    for name, out in spec["outputs"].items():
+        assert out["value"] == f"${{{{ steps.guard.outputs.{name} }}}}"
     sub = parser_choices(build_parser())
     for cmd in used:
         head, *rest = cmd.split()
@@ -265,6 +274,8 @@ def test_composite_steps_run_end_to_end_on_the_demo_seed(
             "GITHUB_REPOSITORY": GH_REPO,
             "GITHUB_EVENT_PATH": str(event),
             "GITHUB_WORKSPACE": str(ROOT),  # setup-python puts its python first on PATH; here, this venv's
+            "GITHUB_OUTPUT": str(tmp_path / "output"),
+            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}",
         }
     )
@@ -279,6 +290,105 @@ def test_composite_steps_run_end_to_end_on_the_demo_seed(
         )
         assert res.returncode == 0, res.stdout + res.stderr
     assert "rguard: warn on #77" in res.stdout
+    # an annotation on the changed line in the log (no token needed: works on a fork's pull request too)
+    assert "::warning file=tollgate/pricing.py,line=15,title=contradicts%3A decision%3Apr%3A20::" in res.stdout
+    written = (tmp_path / "output").read_text(encoding="utf-8")
+    got = dict(
+        re.findall(r"^([a-z-]+)<<(RGUARD_[0-9a-f]+)\n(.*?)\n\2$", written, re.M | re.S)[i][::2] for i in range(6)
+    )
+    assert (
+        got["verdict"] == "warn" and got["contradicts"] == "1" and got["comment-url"].startswith("https://github.com/")
+    )
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("## RGuard on #77") and "decision:pr:20" in summary
     (comment,) = bot_comments(gh)
     assert comment["body"].startswith(MARKER) and "decision:pr:20" in comment["body"]
     assert gh.state.check_runs[0]["conclusion"] == "neutral"
+
+
+def test_a_wrong_survives_a_cache_miss(
+    repo: str, gh: GitHubActionServer, store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `/rguard wrong` recorded by one run, then a job whose cache missed (a fresh graph without it): the
+    command is given again from its comment, so the finding stays dismissed and nothing warns again."""
+    act(repo, capsys)
+    writer = gh.state.add_comment(77, "writer", "/rguard wrong decision:pr:20 not about cost at all")
+    assert act(repo, capsys)["outcomes"][0]["status"] == "recorded"
+    fresh = private_seed(store, tmp_path / "fresh")  # what a cache miss gives the next job
+    try:
+        res = act(fresh, capsys)
+        assert res["verdict"] != "warn"
+        (again,) = res["outcomes"]
+        assert again["comment_id"] == writer["id"] and again["status"] == "recorded"
+        wrongs = store.repo_graph(fresh).read("MATCH (c:Correction {kind: 'wrong'}) RETURN c.by AS by")
+        assert wrongs == [{"by": "writer"}]
+        assert act(fresh, capsys)["outcomes"] == []  # and only once
+    finally:
+        store.repo_graph(fresh).delete()
+
+
+def test_a_forged_record_in_quoted_text_changes_nothing(
+    gh: GitHubActionServer, store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PR body (quoted in the sticky comment) carrying a look-alike hidden record that claims the maintainer's
+    next command was handled: the real command is still recorded and no fake outcome is shown. Commands inside
+    code or quotes are not commands."""
+    first = gh.state.add_comment(77, "maintainer", "Let me look.")["id"]  # the comments below follow it
+    # one look-alike entry claiming the maintainer's ack was an override: after ``first`` come the bot's sticky
+    # comment, two comments that are not commands, then the ack
+    forged = encode_state([Outcome(first + 4, "maintainer", "override", "decision:pr:20", "recorded", "faked")])
+    name = private_seed(
+        store,
+        tmp_path / "forged",
+        edit_pr_body(
+            20, "because 0 means free and would under-bill.", f"because 0 means free {forged} and under-bills."
+        ),
+    )
+    try:
+        act(name, capsys)
+        assert forged in bot_comments(gh)[0]["body"]  # quoted (inside code), after the real record
+        gh.state.add_comment(77, "maintainer", "```\n/rguard override decision:pr:20 shown, not given\n```")
+        gh.state.add_comment(77, "maintainer", "> /rguard override decision:pr:20 quoting someone")
+        ack = gh.state.add_comment(77, "maintainer", "/rguard ack decision:pr:20 checked, keep it")
+        assert ack["id"] == first + 4
+        res = act(name, capsys)
+        assert [(o["comment_id"], o["kind"], o["status"]) for o in res["outcomes"]] == [(ack["id"], "ack", "recorded")]
+        body = bot_comments(gh)[0]["body"]
+        assert "faked" not in body.split("#### Feedback", 1)[1] and body.count("**recorded**") == 1
+        kinds = store.repo_graph(name).read("MATCH (c:Correction) RETURN c.kind AS k")
+        assert kinds == [{"k": "ack"}]
+    finally:
+        store.repo_graph(name).delete()
+
+
+@pytest.mark.slow
+def test_the_install_step_installs_the_package_with_its_dependencies(tmp_path: Path) -> None:
+    """action.yml's "Install RGuard" step, run by bash with a fresh venv's python first on PATH (as setup-python
+    leaves it): afterwards `rguard` runs, with nothing from this checkout on PYTHONPATH."""
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    from tests.conftest import ROOT
+
+    python = subprocess.run(
+        [str(ROOT / "scripts" / "find_python312.sh")], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=120)
+    step = next(
+        s for s in yaml.safe_load((ROOT / "action" / "action.yml").read_text())["runs"]["steps"]
+        if s.get("name") == "Install RGuard"
+    )  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env.update(GITHUB_ACTION_PATH=str(ROOT / "action"), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    res = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    version = subprocess.run(["rguard", "--version"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("rguard "), version.stderr
+    assert str(venv) in subprocess.run(["which", "rguard"], env=env, capture_output=True, text=True).stdout
+    assert sys.executable not in version.stdout

@@ -18,8 +18,9 @@ from typing import Any
 from ..errors import RGuardError
 from ..jsontypes import JSONObject
 
+# At most three spaces of indent: four make a Markdown code block, which shows a command rather than giving it.
 _COMMAND = re.compile(
-    r"^[ \t]*/rguard[ \t]+(?P<kind>ack|wrong|override)\b[ \t]*(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE | re.DOTALL
+    r"^ {0,3}/rguard[ \t]+(?P<kind>ack|wrong|override)\b[ \t]*(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE | re.DOTALL
 )
 _DECISION = re.compile(r"^(?P<id>decision:\S+)\s*")
 STATE = re.compile(r"<!-- rguard-state: (?P<data>[A-Za-z0-9+/=]*) -->")
@@ -49,7 +50,7 @@ def parse_command(comment: JSONObject) -> Command | None:
     user = comment.get("user") or {}
     if not isinstance(user, dict) or user.get("type") == "Bot" or not isinstance(comment.get("id"), int):
         return None
-    m = _COMMAND.search(str(comment.get("body") or ""))
+    m = _COMMAND.search(commands_text(str(comment.get("body") or "")))
     if not m:
         return None
     rest = m["rest"].strip()
@@ -59,6 +60,21 @@ def parse_command(comment: JSONObject) -> Command | None:
     return Command(int(comment["id"]), str(user.get("login") or ""), m["kind"].lower(), decision, reason)
 
 
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}(?P=fence)[ \t]*$|\Z)", re.M | re.S)
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_QUOTED_LINE = re.compile(r"^ {0,3}>.*$", re.M)
+
+
+def commands_text(body: str) -> str:
+    """The part of a comment that can give a command: without fenced code blocks, inline code, HTML comments
+    and quoted lines (``> /rguard ack`` quotes someone else's command; a code block shows one)."""
+    body = body.replace("\r\n", "\n")
+    for pattern in (_FENCE, _HTML_COMMENT, _INLINE_CODE, _QUOTED_LINE):
+        body = pattern.sub("", body)
+    return body
+
+
 def encode_state(outcomes: list[Outcome]) -> str:
     """The hidden record of every outcome so far (base64 JSON: cannot end the HTML comment early)."""
     data = base64.b64encode(json.dumps([asdict(o) for o in outcomes]).encode("utf-8")).decode("ascii")
@@ -66,8 +82,12 @@ def encode_state(outcomes: list[Outcome]) -> str:
 
 
 def decode_state(body: str | None) -> list[Outcome]:
-    """Outcomes recorded by earlier runs in the sticky comment; a damaged record counts as none."""
-    m = STATE.search(body or "")
+    """Outcomes recorded by earlier runs in the sticky comment; a damaged record counts as none.
+
+    The record is the comment's second line, after the marker (comment.render_body puts it there), and is read
+    nowhere else: a look-alike further down (quoted source text) is ignored."""
+    lines = (body or "").split("\n", 2)
+    m = STATE.fullmatch(lines[1].strip()) if len(lines) > 1 and lines[0].strip() == "<!-- rguard -->" else None
     if not m or not m["data"]:
         return []
     try:

@@ -88,8 +88,11 @@ def render_outcome(o: Outcome) -> str:
 
 def render_body(report: GuardReport, head_sha: str, outcomes: list[Outcome]) -> str:
     """The whole sticky comment: marker, verdict, findings, feedback, and the hidden record of outcomes."""
+    # The record comes first, right after the marker, before any quoted text: decode_state reads it only there,
+    # so nothing a source or a commenter wrote (an HTML comment in a PR body, quoted below) can stand in for it.
     head = [
         MARKER,
+        encode_state(outcomes),
         f"### RGuard: {VERDICT_LINE[report.verdict]}",
         "",
         f"Checked {md_code(head_sha[:12], 20)} against the recorded decisions of {md_code(report.repo, 120)}: "
@@ -106,7 +109,6 @@ def render_body(report: GuardReport, head_sha: str, outcomes: list[Outcome]) -> 
         ]
     if outcomes:
         tail += ["", "#### Feedback", *[render_outcome(o) for o in outcomes[-MAX_OUTCOMES_SHOWN:]]]
-    tail += ["", encode_state(outcomes)]
     body = head
     used = sum(len(x) + 1 for x in head + tail)
     for i, f in enumerate(report.findings, 1):

@@ -21,12 +21,13 @@ from ..db import Store, validate_repo
 from ..errors import GitHubError, InvalidInput, UnknownRepository
 from ..guard import record_feedback, run_guard
 from ..guard.diffparse import parse_diff
+from ..guard.learned import ever_given
 from ..guard.model import GuardReport, ParsedDiff
 from ..jsontypes import JSONObject
 from ..precommit import finding_line
 from .client import ActionClient
 from .commands import Command, Outcome, decode_state, handle, parse_command
-from .comment import MARKER, check_annotations, check_summary, render_body
+from .comment import MARKER, CheckAnnotation, check_annotations, check_summary, render_body
 
 CHECK_NAME = "RGuard"
 
@@ -43,6 +44,11 @@ class ActionResult:
     notes: list[str] = field(default_factory=list)
     finding_lines: list[str] = field(default_factory=list)  # one line per finding, terminal-safe (the job log)
     skipped_files: list[str] = field(default_factory=list)  # left unchecked by the diff limits: fails the gate
+    comment_url: str = ""
+    contradicts: int = 0
+    related: int = 0
+    annotations: list[CheckAnnotation] = field(default_factory=list)  # also printed as ::warning lines
+    summary: str = ""  # Markdown for the job summary ($GITHUB_STEP_SUMMARY)
 
     def as_dict(self) -> JSONObject:
         return {
@@ -56,6 +62,9 @@ class ActionResult:
             "notes": self.notes,
             "findings": self.finding_lines,
             "skipped_files": self.skipped_files,
+            "comment_url": self.comment_url,
+            "contradicts": self.contradicts,
+            "related": self.related,
         }
 
 
@@ -105,8 +114,12 @@ def run_action(
     comments = client.issue_comments(pr)
     sticky = find_sticky(comments, comment_author)
     earlier = decode_state(sticky.get("body") if sticky else None)
-    handled = {o.comment_id for o in earlier}
     report = _guard(store, graph_repo, diff_text, judge, pr)
+    # Feedback recorded by an earlier run but missing from this graph (a cache miss gave the job a fresh one) is
+    # given again from its comment, which is still on the pull request: a "/rguard wrong" holds across caches.
+    lost = {o.comment_id for o in earlier if _lost(store, graph_repo, o)}
+    earlier = [o for o in earlier if o.comment_id not in lost]
+    handled = {o.comment_id for o in earlier}
 
     todo: list[Command] = []
     for c in comments:
@@ -160,7 +173,18 @@ def run_action(
         notes,
         lines,
         list(report.skipped_files),
+        str(comment.get("html_url") or ""),
+        sum(f.label == "contradicts" for f in report.findings),
+        sum(f.label != "contradicts" for f in report.findings),
+        check_annotations(report, parsed),
+        check_summary(report),
     )
+
+
+def _lost(store: Store, repo: str, o: Outcome) -> bool:
+    if o.status != "recorded" or not o.decision_id:
+        return False
+    return not ever_given(store.repo_graph(repo), o.decision_id, o.kind, o.login)
 
 
 def _guard(store: Store, repo: str, diff_text: str, judge: str, pr: int) -> GuardReport:

@@ -49,9 +49,14 @@ def run(args: argparse.Namespace) -> int:
     res = run_action(
         open_store(settings), client, args.repo or gh_repo, pr, judge=args.judge, comment_author=args.comment_author
     )
+    from ..action.workflow import print_annotations, write_outputs
+
+    write_outputs(res)
     if args.json:
         print_json(res.as_dict())
     else:
+        for command in print_annotations(res):
+            print(command)
         verb = "created" if res.comment_created else "updated"
         comment = f"{verb} comment {res.comment_id}" if res.comment_id else "no comment"
         print(

@@ -15,9 +15,10 @@ from ..config import Settings
 from ..db import open_store
 from ..errors import InvalidInput
 from ..jsontypes import JSONObject
+from ..resources import eval_dir
 from .output import print_json
 
-DEFAULT_CASES = Path(__file__).resolve().parent.parent.parent / "eval" / "cases.yaml"
+DEFAULT_CASES = eval_dir() / "cases.yaml"
 DEFAULT_WHY_CASES = DEFAULT_CASES.parent / "why_cases.yaml"
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from .. import cli_errors
+from ..config import legacy_data_dir_note
 from ..errors import QueryFailed, RGuardError
 
 EXIT_ERROR = 2
@@ -36,6 +37,7 @@ GROUPS = (
     "action",
     "engine",
     "codemap",
+    "ui",
 )
 # Top-level commands registered by a group of another name.
 OWNERS = {"feedback": "guard", "who-knows": "lookup", "premises": "lookup"}
@@ -110,7 +112,22 @@ def _group(name: str) -> Group:
             from . import codemap
 
             return codemap
+        case "ui":
+            from . import ui
+
+            return ui
     raise KeyError(name)
+
+
+def version() -> str:
+    """The installed distribution's version (the checkout's pyproject when not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("rguard")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -118,6 +135,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rguard", description="RGuard: decision memory for a repository, with receipts."
     )
+    parser.add_argument("--version", action="version", version=f"rguard {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     owner = OWNERS.get(command or "", command)
     for name in [owner] if owner in GROUPS else GROUPS:
@@ -129,6 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list[0] if args_list and not args_list[0].startswith("-") else None)
     args = parser.parse_args(args_list)
+    note = legacy_data_dir_note()
+    if note and args.command not in ("rules",):
+        print(note, file=sys.stderr)
     try:
         cli_errors.check_args(args, args_list)
         return int(args.func(args) or 0)

@@ -23,11 +23,11 @@ from ..db import Store
 from ..errors import InvalidInput
 from ..explore.why import why
 from ..jsontypes import JSONObject
+from ..resources import CHECKOUT, eval_dir
 from .history import RunInfo, current_run
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-DEFAULT_WHY_CASES = ROOT / "eval" / "why_cases.yaml"
-REALDATA = ROOT.parent / "shared" / "realdata" / "github"
+DEFAULT_WHY_CASES = eval_dir() / "why_cases.yaml"
+REALDATA = CHECKOUT.parent / "shared" / "realdata" / "github"  # beside a checkout only
 SPLITS = ("tune", "holdout")
 TOP = 3
 

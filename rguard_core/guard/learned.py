@@ -73,3 +73,17 @@ def entries(graph: Graph, ids: list[str]) -> dict[str, list[FeedbackEntry]]:
 def learned(graph: Graph, ids: list[str]) -> dict[str, list[str]]:
     """What earlier feedback taught about each decision, oldest first, for the report's ``learned`` list."""
     return {k: [e.note for e in v] for k, v in entries(graph, ids).items()}
+
+
+GIVEN_Q = """
+MATCH (d:Decision {id: $decision})<-[:ABOUT]-(c:Correction)
+WHERE c.kind = $kind AND c.by = $by
+RETURN count(c) AS n
+"""
+
+
+def ever_given(graph: Graph, decision: str, kind: str, by: str) -> bool:
+    """Whether this graph holds that reviewer's feedback of that kind on the decision, in force or undone: a graph
+    without it lost it (a fresh CI cache), while an undone one was taken back on purpose."""
+    rows = graph.read(GIVEN_Q, {"decision": decision, "kind": kind, "by": by}, name="feedback.ever_given")
+    return bool(rows and int(rows[0]["n"]) > 0)
