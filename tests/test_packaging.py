@@ -5,9 +5,9 @@ from another directory. Plus the checks that keep pyproject.toml honest."""
 from __future__ import annotations
 
 import ast
-import shutil
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import time
