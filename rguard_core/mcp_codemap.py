@@ -14,7 +14,12 @@ from .codemap import walks
 from .db import Graph
 from .jsontypes import JSONObject
 
-Repo = Annotated[str, Field(description="repository OWNER/NAME as ingested (see list_repos)", max_length=201)]
+Repo = Annotated[
+    str | None,
+    Field(
+        description="repository OWNER/NAME as ingested (see list_repos); default: the server's --repo", max_length=201
+    ),
+]
 FilePath = Annotated[
     str, Field(description="a file path relative to the repository root, like 'src/app/db.py'", max_length=1000)
 ]
@@ -22,45 +27,61 @@ Tool = tuple[Callable[..., JSONObject], str, ToolAnnotations]
 
 
 def codemap_tools(
-    graph: Callable[[str], Graph], wrap: Callable[[Callable[..., JSONObject]], Any], read: ToolAnnotations
+    resolve: Callable[[str | None], str],
+    graph: Callable[[str | None], Graph],
+    wrap: Callable[[Callable[..., JSONObject]], Any],
+    hints: Callable[..., ToolAnnotations],
 ) -> list[Tool]:
-    """(tool, description, annotations) for each walk; ``graph`` opens a repository's graph or raises."""
+    """(tool, description, annotations) for each walk; ``graph`` opens a repository's graph (None: the server's
+    default repository) or raises; ``resolve`` names the repository a call means; ``hints(title, read=True)`` makes the annotations."""
 
     @wrap
-    def code_neighbours(repo: Repo, path: FilePath) -> JSONObject:
-        return walks.neighbours(graph(repo), repo, path).as_dict()
+    def code_neighbours(path: FilePath, repo: Repo = None) -> JSONObject:
+        g, repo = graph(repo), resolve(repo)
+        return walks.neighbours(g, repo, path).as_dict()
 
     @wrap
     def code_walk(
-        repo: Repo,
         path: FilePath,
         depth: Annotated[int, Field(ge=1, le=walks.MAX_DEPTH, description="import hops")] = 2,
         direction: Annotated[
             Literal["in", "out"], Field(description="out: what it imports; in: who imports it")
         ] = "out",
+        repo: Repo = None,
     ) -> JSONObject:
-        return walks.walk(graph(repo), repo, path, depth, direction).as_dict()
+        g, repo = graph(repo), resolve(repo)
+        return walks.walk(g, repo, path, depth, direction).as_dict()
 
     @wrap
-    def code_blast_radius(repo: Repo, path: FilePath) -> JSONObject:
-        return walks.blast_radius(graph(repo), repo, path).as_dict()
+    def code_blast_radius(path: FilePath, repo: Repo = None) -> JSONObject:
+        g, repo = graph(repo), resolve(repo)
+        return walks.blast_radius(g, repo, path).as_dict()
 
     @wrap
-    def code_chain(repo: Repo, a: FilePath, b: FilePath) -> JSONObject:
-        return walks.chain(graph(repo), repo, a, b).as_dict()
+    def code_chain(a: FilePath, b: FilePath, repo: Repo = None) -> JSONObject:
+        g, repo = graph(repo), resolve(repo)
+        return walks.chain(g, repo, a, b).as_dict()
 
     return [
         (
             code_neighbours,
             "What a file imports and which files import it (proven import edges, with line and specifier).",
-            read,
+            hints("Import neighbours", read=True),
         ),
-        (code_walk, "Files within N import hops of a file: out = what it imports, in = who imports it.", read),
+        (
+            code_walk,
+            "Files within N import hops of a file: out = what it imports, in = who imports it.",
+            hints("Import walk", read=True),
+        ),
         (
             code_blast_radius,
             "Every file that imports this one, directly or transitively, each with its depth: what "
             "an edit to it can break.",
-            read,
+            hints("Blast radius", read=True),
         ),
-        (code_chain, "The shortest import chain between two files, in whichever direction exists.", read),
+        (
+            code_chain,
+            "The shortest import chain between two files, in whichever direction exists.",
+            hints("Import chain", read=True),
+        ),
     ]

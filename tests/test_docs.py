@@ -70,3 +70,36 @@ def test_every_markdown_code_fence_is_closed() -> None:
             if line.lstrip().startswith("```")
         ]
         assert len(fences) % 2 == 0, f"{doc.relative_to(ROOT)}: unclosed code fence (fence lines {fences})"
+
+
+def test_every_mcp_client_config_in_the_docs_starts_the_server(tmp_path: Path) -> None:
+    """Each JSON config in docs/integrations.md, run as the client would (its command and args) with the SDK
+    client: the server starts and lists its tools. `rguard` is this venv's console script."""
+    import asyncio
+    import json
+    import os
+    import re
+    import shutil
+    import sys
+
+    from mcp import Client, StdioServerParameters
+
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    configs = [json.loads(b) for b in re.findall(r"```json\n(.*?)\n```", text, re.S)]
+    assert len(configs) == 3
+    rguard = shutil.which("rguard", path=str(Path(sys.executable).parent))
+    assert rguard, "the rguard console script is missing from this venv (make setup installs it)"
+    env = {k: v for k, v in os.environ.items() if k != "FALKORDB_URL"}
+    env["RGUARD_DATA_DIR"] = str(tmp_path)  # listing tools opens no graph; keep any engine out of the user folder
+
+    async def tools(entry: dict[str, object]) -> set[str]:
+        assert entry["command"] == "rguard"
+        args = [str(a) for a in entry["args"]]  # type: ignore[attr-defined]
+        extra = {str(k): str(v) for k, v in dict(entry.get("env") or {}).items()}  # type: ignore[call-overload]
+        params = StdioServerParameters(command=rguard, args=args, env={**env, **extra})
+        async with Client(params) as c:
+            return {t.name for t in (await c.list_tools()).tools}
+
+    for config in configs:
+        (entry,) = (config.get("mcpServers") or config.get("servers")).values()
+        assert "guard_diff" in asyncio.run(tools(entry))

@@ -14,6 +14,7 @@ from rguard_core.config import Settings
 from rguard_core.db import Store
 from rguard_core.ingest.pipeline import ingest_git
 from rguard_core.mcp_server import ServerConfig, build_server
+from rguard_core.untrusted import unquote as unq
 
 from .test_codemap_graph import APP
 from .test_ingest_git import GitRepo
@@ -58,8 +59,13 @@ def test_walks_as_tools_and_errors(store: Store, settings: Settings, tmp_path: P
 
     r = call(server, go)
     assert all(r["tools"][t].annotations.read_only_hint for t in ("code_neighbours", "code_walk", "code_chain"))
-    assert [s["target"] for s in r["code_neighbours"]["imports"]] == ["app/auth.py", "app/store.py"]
-    assert [f["path"] for f in r["code_walk"]["files"]] == ["app/api.py"]
-    assert [(f["path"], f["depth"]) for f in r["code_blast_radius"]["files"]] == [("app/api.py", 1), ("app/cli.py", 2)]
-    assert r["code_chain"]["files"] == ["app/cli.py", "app/api.py", "app/auth.py"]
+    # paths and specifiers come from the repository's files: handed out as quoted data
+    assert [unq(s["target"]) for s in r["code_neighbours"]["imports"]] == ["app/auth.py", "app/store.py"]
+    assert all(isinstance(s["specifier"], dict) for s in r["code_neighbours"]["imports"] if s["specifier"])
+    assert [unq(f["path"]) for f in r["code_walk"]["files"]] == ["app/api.py"]
+    assert [(unq(f["path"]), f["depth"]) for f in r["code_blast_radius"]["files"]] == [
+        ("app/api.py", 1),
+        ("app/cli.py", 2),
+    ]
+    assert [unq(x) for x in r["code_chain"]["files"]] == ["app/cli.py", "app/api.py", "app/auth.py"]
     assert r["bad"].is_error and r["missing"].is_error and "not a source file" in r["missing"].content[0].text

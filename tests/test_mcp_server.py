@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,7 +21,8 @@ from mcp.types import CallToolResult
 from rguard_core.config import Settings
 from rguard_core.db import Store
 from rguard_core.mcp_server import WRITE_TOOLS, ServerConfig, build_server
-from rguard_core.untrusted import QUOTE_KEY, SOURCE_TEXT_KEYS
+from rguard_core.untrusted import QUOTE_KEY
+from rguard_core.untrusted import unquote as unq
 from tests.agents_seed import edit_pr_body, load_seed, private_seed, seed_diff
 from tests.conftest import ROOT
 
@@ -76,14 +78,18 @@ def read_only(settings: Settings) -> ServerConfig:
 
 
 def raw_strings(obj: Any, key: str | None = None) -> list[str]:
-    """Source-text fields that are NOT wrapped as quoted data (there should be none)."""
+    """Strings NOT wrapped as quoted data that could have come from a source: anything but RGuard's own short
+    vocabulary and ids (no spaces beyond a few words, no paths, no URLs). There should be none."""
     if isinstance(obj, dict):
         if set(obj) == {QUOTE_KEY}:
             return []
-        return [s for k, v in obj.items() for s in raw_strings(v, k)]
+        return [s for k, v in obj.items() if k != "untrusted_data_notice" for s in raw_strings(v, k)]
     if isinstance(obj, list):
         return [s for v in obj for s in raw_strings(v, key)]
-    return [obj] if isinstance(obj, str) and key in SOURCE_TEXT_KEYS else []
+    if not isinstance(obj, str):
+        return []
+    own = re.fullmatch(r"[a-z][a-z_ -]{0,39}|[a-z][a-z_]*(?::[A-Za-z0-9_.#-]+)+|[A-Z]{1,5}[0-9]{1,2}|[0-9T:.+Z-]+", obj)
+    return [] if own else [obj]
 
 
 def test_in_process_tools_guard_why_and_lookups(store: Store, seed: str, settings: Settings) -> None:
@@ -107,17 +113,17 @@ def test_in_process_tools_guard_why_and_lookups(store: Store, seed: str, setting
     r = call(server, go)
     assert set(r["tools"]) == TOOLS
     guard_schema = r["tools"]["guard_diff"].input_schema
-    assert guard_schema["required"] == ["repo", "diff"] and guard_schema["properties"]["judge"]["enum"] == [
+    assert guard_schema["required"] == ["diff"] and guard_schema["properties"]["judge"]["enum"] == [
         "offline",
         "llm",
     ]
     assert r["tools"]["list_repos"].annotations.read_only_hint is True
     assert all(r["tools"][t].annotations.read_only_hint is False for t in WRITE_TOOLS)
-    assert seed in r["repos"]["repos"]
+    assert seed in [unq(x) for x in r["repos"]["repos"]]
 
     g = r["guard"]
     assert g["verdict"] == "warn" and g["findings"][0]["decision_id"] == "decision:pr:20"
-    assert g["findings"][0]["source_url"] == "https://github.com/acme/tollgate/pull/20"
+    assert g["findings"][0]["source_url"] == {QUOTE_KEY: "https://github.com/acme/tollgate/pull/20"}
     assert "coerced to 0" in g["findings"][0]["quote"][QUOTE_KEY]
     assert "cypher" not in g and "timings_ms" in g and g["untrusted_data_notice"]
     assert raw_strings(g) == []
@@ -128,8 +134,9 @@ def test_in_process_tools_guard_why_and_lookups(store: Store, seed: str, setting
 
     # the guard's own expert ranking: sessions.py was edited by jdelacroix (active) and hyamamoto (inactive)
     who = r["who"]
-    assert [e["login"] for e in who["per_file"][0]["experts"]] == ["jdelacroix", "hyamamoto"]
-    assert who["per_file"][1] == {"path": "nope.txt", "known": False, "experts": [], "bus_factor": 0}
+    assert [unq(e["login"]) for e in who["per_file"][0]["experts"]] == ["jdelacroix", "hyamamoto"]
+    assert who["per_file"][1] == {"path": {QUOTE_KEY: "nope.txt"}, "known": False, "experts": [], "bus_factor": 0}
+    assert raw_strings(who) == [] and raw_strings(r["prem"]) == []
 
     prem = r["prem"]
     assert prem["unknown"] == ["decision:pr:999"]
@@ -196,7 +203,7 @@ def test_writes_with_allow_writes_are_recorded_as_the_configured_reviewer(
 
         r = call(server, go)
         assert "by" not in r["schema"]["properties"]  # the identity is never a tool argument
-        assert r["fb"]["by"] == "pnair" and r["fb"]["kind"] == "wrong"
+        assert unq(r["fb"]["by"]) == "pnair" and r["fb"]["kind"] == "wrong"
         rows = store.repo_graph(repo).read("MATCH (c:Correction {kind: 'wrong'}) RETURN c.by AS by")
         assert [x["by"] for x in rows] == ["pnair"]
         # an extra argument is not an identity override: the call is rejected or ignored, never recorded as mallory
@@ -266,7 +273,7 @@ def test_stdio_subprocess(store: Store, seed: str, data_dir: Path) -> None:
     assert data(r["why"])["kind"] == "answer"
     assert "--allow-writes" in error_text(r["write"])
     assert "no graph for repository" in error_text(r["bad"])
-    assert seed in data(r["after"])["repos"]
+    assert seed in [unq(x) for x in data(r["after"])["repos"]]
 
 
 def _free_port() -> int:
@@ -384,3 +391,57 @@ def test_http_on_every_interface_keeps_host_checks_and_needs_a_token_for_writes(
         assert requests.post(url, json=INIT, headers=auth, timeout=10).ok
     finally:
         _stop(proc)
+
+
+def test_the_contract_typed_outputs_version_titles_hints_limits(store: Store, seed: str, settings: Settings) -> None:
+    """What a client reads before calling anything, and a default repository with result limits."""
+    from rguard_core.commands.main import version
+
+    server = build_server(ServerConfig(settings=settings, repo=seed), store)
+
+    async def go(c: Client) -> dict[str, Any]:
+        return {
+            "init": c.initialize_result if hasattr(c, "initialize_result") else None,
+            "tools": {t.name: t for t in (await c.list_tools()).tools},
+            "guard": data(await c.call_tool("guard_diff", {"diff": seed_diff("cost-default-zero"), "max_findings": 1})),
+            "why": data(await c.call_tool("why", {"question": "why keep unknown prices as null?", "max_decisions": 1})),
+            "prompts": (await c.list_prompts()).prompts,
+            "prompt": await c.get_prompt("check_before_edit", {"files": "tollgate/pricing.py"}),
+            "templates": (await c.list_resource_templates()).resource_templates,
+            "resource": await c.read_resource(f"rguard://repos/{seed}"),
+        }
+
+    r = call(server, go)
+    assert server.version == version() and version()[0].isdigit()
+    tools = r["tools"]
+    for name, tool in tools.items():
+        assert tool.title and tool.annotations.title == tool.title, name
+        assert tool.output_schema and tool.output_schema.get("properties"), name  # typed, not just "object"
+        assert tool.annotations.idempotent_hint is True, name
+    verdict = tools["guard_diff"].output_schema["properties"]["verdict"]
+    assert verdict["enum"] == ["pass", "note", "warn"]
+    assert "findings" in tools["guard_diff"].output_schema["required"]
+    # the two tools that can ask an outside LLM say so; the rest do not
+    assert {n for n, t in tools.items() if t.annotations.open_world_hint} == {"guard_diff", "why"}
+    assert tools["quarantine_source"].annotations.destructive_hint is True
+    assert tools["record_feedback"].annotations.destructive_hint is False
+
+    g = r["guard"]  # no repo argument: the server's --repo
+    assert g["verdict"] == "warn" and len(g["findings"]) == 1
+    assert len(r["why"]["decisions"]) <= 1
+
+    assert [p.name for p in r["prompts"]] == ["check_before_edit"]
+    text = r["prompt"].messages[0].content.text
+    assert "guard_diff" in text and "tollgate/pricing.py" in text and seed in text
+    assert [t.uri_template for t in r["templates"]] == ["rguard://repos/{owner}/{name}"]
+    body = json.loads(r["resource"].contents[0].text)
+    assert unq(body["repo"]) == seed and body["decisions"] and raw_strings(body) == []
+    assert any(d["decision_id"] == "decision:pr:20" for d in body["decisions"])
+
+
+def test_a_call_without_a_repository_and_no_default_is_a_tool_error(store: Store, settings: Settings) -> None:
+    res = call(
+        build_server(read_only(settings), store),
+        lambda c: c.call_tool("guard_diff", {"diff": seed_diff("hmac-eq")}),
+    )
+    assert "--repo" in error_text(res) and "list_repos" in error_text(res)

@@ -10,6 +10,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead of stdio"
     )
+    p.add_argument(
+        "--repo",
+        metavar="OWNER/NAME",
+        help="the repository a tool call means when it names none (an agent working in one repository)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)")
     p.add_argument(
         "--allowed-host",
@@ -31,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from ..mcp_server import serve
 
     serve(
+        repo=args.repo,
         http_port=args.http,
         host=args.host,
         allow_writes=args.allow_writes,

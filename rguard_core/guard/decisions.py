@@ -131,3 +131,19 @@ def _bounded(patch: str) -> str:
         return patch
     cut = patch.rfind("\n@@ ", 0, MAX_PATCH_CHARS)
     return patch[: cut if cut > 0 else MAX_PATCH_CHARS]
+
+
+RECENT_Q = """
+MATCH (d:Decision)
+OPTIONAL MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s, coalesce(s.merged_at, s.date, s.created_at, '') AS at
+RETURN d.id AS decision_id, d.summary AS summary, coalesce(d.status, 'active') AS status, s.title AS title,
+       s.url AS url, at
+ORDER BY at DESC, decision_id
+LIMIT $limit
+"""
+
+
+def recent_decisions(graph: Graph, limit: int) -> list[JSONObject]:
+    """The newest decisions with their title, status and link (the MCP server's repository resource)."""
+    return [dict(r) for r in graph.read(RECENT_Q, {"limit": limit}, name="decisions.recent")]
