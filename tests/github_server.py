@@ -10,6 +10,7 @@ Every request is logged so tests can assert what the client called.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import socket
 import struct
@@ -252,7 +253,18 @@ def _make_handler(st: _State) -> type[BaseHTTPRequestHandler]:
             if page > 1:
                 links += [link(1, "first")]
             extra = {"Link": ", ".join(links)} if links else {}
-            self._send(n, path, q, 200, items[(page - 1) * per : page * per], extra)
+            body = items[(page - 1) * per : page * per]
+            # GitHub's weak ETag on list pages: the same answer gets the same tag, and If-None-Match with it is
+            # answered 304 with no body (and costs the client no quota)
+            extra["ETag"] = 'W/"' + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:32] + '"'
+            if self.headers.get("If-None-Match") == extra["ETag"]:
+                self._record(n, path, q, 304)
+                self.send_response(304)
+                self.send_header("ETag", extra["ETag"])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self._send(n, path, q, 200, body, extra)
 
         def _rate_limited(self, n: int, path: str, q: dict[str, str]) -> None:
             f = st.faults

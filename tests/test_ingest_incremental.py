@@ -3,6 +3,7 @@ decisions, support, reverts, EDITED counts and COLLABORATED weights), for git ra
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from pathlib import Path
@@ -190,3 +191,77 @@ def test_revert_chain_at_ingest_and_in_premises(store: Store, tmp_path: Path) ->
             assert fired == {f"decision:commit:{b}"}, how
         finally:
             g.delete()
+
+
+def _decisions(g: Graph) -> set[str]:
+    return {r["id"] for r in g.read("MATCH (d:Decision) RETURN d.id AS id")}
+
+
+def test_github_since_auto_reads_only_what_changed(store: Store, tmp_path: Path) -> None:
+    """`ingest github --since auto` against the local REST server: a first run with no graph is a full ingest; a
+    run where nothing changed costs two requests (the repository, and the listing: a 304 once its ETag is known);
+    three PRs merged
+    since are appended with a fraction of the full run's requests, and the graph equals a full ingest's."""
+    from rguard_core.ingest.pipeline import ingest_github
+    from rguard_core.seed import DEMO_SNAPSHOT
+    from tests.github_server import GitHubServer
+
+    owner = f"gh{uuid.uuid4().hex[:10]}"
+    root = tmp_path / "snap"
+    dest = root / "repos" / owner / "tollgate"
+    shutil.copytree(DEMO_SNAPSHOT / "repos" / "acme" / "tollgate", dest)
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    later = (59, 60, 61)  # the three last merged PRs: "merged since" the first run
+    for n in later:
+        for p in (dest / "pulls").glob(f"{n}*"):
+            shutil.move(str(p), aside / p.name)
+    repo = f"{owner}/tollgate"
+    graph = store.repo_graph(repo)
+    try:
+        with GitHubServer(root) as gh:
+            first = ingest_github(store, repo, api_url=gh.url, token="t", since="auto")
+            assert first.requests and first.requests > 20 and not first.not_modified
+            before = _decisions(graph)
+            assert not {f"decision:pr:{n}" for n in later} & before
+
+            # the first incremental run lists by update (stops at once: nothing newer) and keeps that page's ETag
+            quiet = ingest_github(store, repo, api_url=gh.url, token="t", since="auto")
+            assert quiet.requests == 2 and not quiet.not_modified
+            same = ingest_github(store, repo, api_url=gh.url, token="t", since="auto")
+            assert same.not_modified and same.requests == 2
+            assert gh.log[-1].headers.get("if-none-match")
+            assert [r.status for r in gh.log[-1:]] == [304]
+            assert _decisions(graph) == before
+
+            for p in aside.iterdir():
+                shutil.move(str(p), dest / "pulls" / p.name)
+            for i, n in enumerate(later):  # they land now: merged (and so updated) after everything listed so far
+                f = dest / "pulls" / f"{n}.json"
+                raw = json.loads(f.read_text(encoding="utf-8"))
+                raw.update(merged_at=f"2026-11-0{i + 1}T10:00:00Z", updated_at=f"2026-11-0{i + 1}T10:00:00Z")
+                raw["closed_at"] = raw["merged_at"]
+                f.write_text(json.dumps(raw), encoding="utf-8")
+            grown = ingest_github(store, repo, api_url=gh.url, token="t", since="auto")
+            assert not grown.not_modified and grown.requests < first.requests / 3
+            assert {f"decision:pr:{n}" for n in later} <= _decisions(graph)
+            listed = [r for r in gh.log if r.path.endswith("/pulls")]
+            assert listed[-1].query.get("sort") == "updated"
+            after = _decisions(graph)
+    finally:
+        graph.delete()
+
+    whole = f"{owner}w/tollgate"
+    shutil.copytree(dest, root / "repos" / f"{owner}w" / "tollgate")
+    try:
+        ingest_snapshot(store, root, repo=whole)
+        assert _decisions(store.repo_graph(whole)) == after  # the appended graph holds what a full ingest does
+    finally:
+        store.repo_graph(whole).delete()
+
+
+def test_github_since_refuses_a_bad_date(store: Store) -> None:
+    from rguard_core.ingest.pipeline import ingest_github
+
+    with pytest.raises(InvalidInput, match="--since needs a date"):
+        ingest_github(store, "acme/nothing", api_url="http://127.0.0.1:9", token="t", since="last tuesday")

@@ -24,6 +24,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     gh.add_argument("--api-url", help="REST base URL (default GITHUB_API_URL or https://api.github.com)")
     gh.add_argument("--max-prs", type=int, default=200, help="newest PRs to read (default 200)")
     gh.add_argument("--record", type=Path, metavar="DIR", help="also write every response as a snapshot folder")
+    gh.add_argument(
+        "--since",
+        metavar="DATE|auto",
+        help="append only PRs merged since DATE (ISO), or since the graph's last GitHub ingest (auto: a full "
+        "ingest when there is no graph yet); reads only PRs updated since, asking GitHub conditionally",
+    )
     _common(gh)
     gh.set_defaults(func=run_github)
 
@@ -79,6 +85,7 @@ def run_github(args: argparse.Namespace) -> int:
         max_prs=args.max_prs,
         api_url=args.api_url,
         record_dir=args.record,
+        since=args.since,
     )
     return _report(run_ingest(open_store(), req, _progress(args)), args)
 

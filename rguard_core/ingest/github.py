@@ -165,6 +165,14 @@ class GitHubSource:
         self.recorder = SnapshotRecorder(check_record_dir(record_dir), self.repo) if record_dir is not None else None
         self.rate = RateState()
         self.requests_made = 0
+        # Incremental listing (``ingest github --since``): only PRs updated after ``updated_since``, newest update
+        # first, the first page asked with ``If-None-Match: list_etag`` (a 304 costs no quota and means nothing
+        # changed). What the listing saw is kept for the next run's sync point.
+        self.updated_since: str | None = None
+        self.list_etag: str | None = None
+        self.not_modified = False
+        self.first_etag: str | None = None
+        self.newest_update: str | None = None
 
     # ---- RestSource -------------------------------------------------------------------------
 
@@ -184,12 +192,20 @@ class GitHubSource:
         """PRs newest first (state=all, sort=created desc), at most ``max_prs``, page by page."""
         if max_prs <= 0:
             return
-        params: dict[str, str | int] = {"state": "all", "sort": "created", "direction": "desc"}
+        since = self.updated_since
+        sort = "created" if since is None else "updated"
+        params: dict[str, str | int] = {"state": "all", "sort": sort, "direction": "desc"}
         seen = 0
-        for page in self._pages("/pulls", params, "pulls", per_page=min(self.per_page, max_prs)):
+        per_page = self.per_page if since is not None else min(self.per_page, max_prs)  # the ETag's page, every run
+        for page in self._pages("/pulls", params, "pulls", per_page=per_page, etag=self.list_etag):
             for pr in page:
                 if not isinstance(pr, dict) or not isinstance(pr.get("number"), int):
                     raise GitHubError(f"the pull request list of {self.repo} holds an item without a number", 200)
+                updated = str(pr.get("updated_at") or "")
+                if updated and (self.newest_update is None or updated > self.newest_update):
+                    self.newest_update = updated
+                if since is not None and updated <= since:
+                    return  # sorted by update, newest first: everything after this was seen by an earlier run
                 records.pull(pr, self._url("/pulls"))
                 self._record_json(f"pulls/{int(pr['number'])}.json", pr)
                 yield pr
@@ -247,15 +263,30 @@ class GitHubSource:
         return items
 
     def _pages(
-        self, suffix: str, params: dict[str, str | int], label: str, per_page: int | None = None
+        self,
+        suffix: str,
+        params: dict[str, str | int],
+        label: str,
+        per_page: int | None = None,
+        etag: str | None = None,
     ) -> Iterator[list[Json]]:
-        """Follow ``Link: rel="next"`` from the first page; yields each page's list."""
+        """Follow ``Link: rel="next"`` from the first page; yields each page's list. With ``etag``, the first page
+        is asked conditionally: a 304 (not modified) yields nothing and sets ``not_modified``."""
         url: str | None = self._url(suffix)
         query: dict[str, str | int] | None = {**params, "per_page": per_page or self.per_page}
         visited: set[str] = set()
         n = 0
         while url:
-            data, resp = self._fetch(url, query, missing_ok=False)
+            data, resp = self._fetch(url, query, missing_ok=False, etag=etag if n == 0 else None)
+            if n == 0 and etag is not None:
+                self.first_etag = resp.headers.get("ETag") or None
+            if resp.status_code == 304:
+                self.not_modified = True
+                self.first_etag = self.first_etag or etag
+                self._say(f"{label}: not modified since the last run")
+                return
+            if n == 0 and self.first_etag is None:
+                self.first_etag = resp.headers.get("ETag") or None
             if not isinstance(data, list):
                 raise GitHubError(f"expected a list from {url}, got {type(data).__name__}", 200, url)
             n += 1
@@ -278,10 +309,15 @@ class GitHubSource:
         """GET → decoded JSON, or None for 404/410."""
         return self._fetch(url, None, missing_ok=True)[0]
 
-    def _fetch(self, url: str, params: dict[str, str | int] | None, missing_ok: bool) -> tuple[Any, requests.Response]:
-        """GET → (decoded JSON, response); 404/410 → None when ``missing_ok``; other failures raise GitHubError."""
-        resp = self._request(url, params)
+    def _fetch(
+        self, url: str, params: dict[str, str | int] | None, missing_ok: bool, etag: str | None = None
+    ) -> tuple[Any, requests.Response]:
+        """GET → (decoded JSON, response); 404/410 → None when ``missing_ok``; 304 (asked with ``etag``) → None;
+        other failures raise GitHubError."""
+        resp = self._request(url, params, {"If-None-Match": etag} if etag else None)
         status = resp.status_code
+        if status == 304 and etag:
+            return None, resp
         if status in (404, 410) and missing_ok:
             return None, resp
         if status >= 400:
@@ -298,7 +334,9 @@ class GitHubSource:
                 f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}", status, resp.url
             ) from None
 
-    def _request(self, url: str, params: dict[str, str | int] | None) -> requests.Response:
+    def _request(
+        self, url: str, params: dict[str, str | int] | None, extra_headers: dict[str, str] | None = None
+    ) -> requests.Response:
         """One GET with rate-limit waits and bounded retries of 5xx and dropped connections."""
         failures = 0
         limited = 0
@@ -306,7 +344,8 @@ class GitHubSource:
             self._wait_if_low(url)
             try:
                 self.requests_made += 1
-                resp = self.session.get(url, params=params, headers=self._headers(), timeout=self.timeout_s)
+                headers = {**self._headers(), **(extra_headers or {})}
+                resp = self.session.get(url, params=params, headers=headers, timeout=self.timeout_s)
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError, requests.Timeout) as e:
                 failures += 1
                 # the user's words, not urllib3's: what failed and what they can do about it

@@ -43,9 +43,11 @@ class IngestResult:
     coverage: Coverage
     timings_s: dict[str, float] = field(default_factory=dict)
     written: dict[str, int] = field(default_factory=dict)
+    requests: int | None = None  # GitHub REST requests made (ingest github)
+    not_modified: bool = False  # ingest github --since: the listing answered 304, nothing changed
 
     def as_dict(self) -> JSONObject:
-        return {
+        out: JSONObject = {
             "repo": self.repo,
             "graph": self.graph,
             "source": self.source,
@@ -54,6 +56,10 @@ class IngestResult:
             "timings_s": self.timings_s,
             "written": self.written,
         }
+        if self.requests is not None:
+            out["requests"] = self.requests
+            out["not_modified"] = self.not_modified
+        return out
 
 
 def make_extractor(name: str, settings: Settings | None = None) -> Extractor:
@@ -327,8 +333,14 @@ def ingest_github(
     extractor: Extractor | None = None,
     progress: Progress | None = None,
     pr_number: int | None = None,
+    since: str | None = None,
 ) -> IngestResult:
-    """Ingest from the GitHub REST API (or any server speaking it): newest PRs, or one PR's history."""
+    """Ingest from the GitHub REST API (or any server speaking it): newest PRs, or one PR's history.
+
+    ``since`` (an ISO date, or ``auto`` for where the graph's last GitHub ingest left off) appends only the PRs
+    merged since then, read from a listing sorted by update that stops at the first PR not updated since; its first
+    page is asked conditionally, so a repository where nothing changed costs two requests, one of them free.
+    ``auto`` on a repository without a graph (or without a sync point) is a full ingest."""
     from .github import GitHubSource
 
     repo = validate_repo(repo)
@@ -341,14 +353,50 @@ def ingest_github(
         record_dir=record_dir,
         progress=(lambda msg: progress(msg, 0, 0)) if progress else None,
     )
-    if pr_number is None:
-        hist = collect_history(src, max_prs=max_prs, progress=progress)
-    else:
-        hist = collect_pr_history(src, pr_number, progress=progress)
     where = api_url or settings.github_api_url
-    return ingest_history(
-        store, hist, extractor or OfflineExtractor(), f"github:{where}", progress, time.perf_counter() - t0
-    )
+    graph = store.repo_graph(repo)
+    point = _since(graph, since) if since is not None and pr_number is None else None
+    if point is not None:
+        src.updated_since, src.list_etag = point
+        window = Window(since=point[0])
+        hist = collect_history(src, max_prs=max_prs, progress=progress, keep=window.keep)
+        res = _append(store, hist, extractor, f"github:{where}", progress, time.perf_counter() - t0)
+    else:
+        if pr_number is None:
+            hist = collect_history(src, max_prs=max_prs, progress=progress)
+        else:
+            hist = collect_pr_history(src, pr_number, progress=progress)
+        res = ingest_history(
+            store, hist, extractor or OfflineExtractor(), f"github:{where}", progress, time.perf_counter() - t0
+        )
+    if pr_number is None:
+        # where the next `--since auto` starts: the newest update this listing saw (never earlier than before)
+        start = point[0] if point else None
+        newest = max(x for x in (src.newest_update, start) if x) if (src.newest_update or start) else None
+        etag = src.first_etag if src.updated_since is not None else None
+        graph.query(SYNC_SET_Q, {"at": newest, "etag": etag}, name="ingest.github_sync")
+    res.requests = src.requests_made
+    res.not_modified = src.not_modified
+    return res
+
+
+SYNC_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.github_synced_at AS at, r.github_etag AS etag, r.ingested_at AS ingested"
+SYNC_SET_Q = "MATCH (r:Repo {id: 'repo'}) SET r.github_synced_at = $at, r.github_etag = $etag"
+_SINCE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?")
+
+
+def _since(graph: Any, since: str) -> tuple[str, str | None] | None:
+    """(the time to list from, the listing's ETag from last time) for ``--since``; None means a full ingest."""
+    if since != "auto":
+        if not _SINCE.fullmatch(since):
+            raise InvalidInput(f"--since needs a date like 2024-05-01, 2024-05-01T12:00:00Z or auto, got {since!r}")
+        return (since if "T" in since else since + "T00:00:00Z"), None
+    if not graph.exists():
+        return None
+    rows = graph.read(SYNC_Q, name="ingest.github_sync_point")
+    if not rows or not rows[0].get("at"):
+        return None
+    return str(rows[0]["at"]), rows[0].get("etag")
 
 
 def ingest_git(

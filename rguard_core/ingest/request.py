@@ -68,6 +68,7 @@ def run_ingest(
             record_dir=req.record_dir,
             extractor=ex,
             progress=progress,
+            since=req.since,
         )
     path = Path(target).expanduser()
     if not path.exists():
