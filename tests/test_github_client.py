@@ -378,3 +378,25 @@ def test_session_can_be_injected(serve: Callable[..., GitHubServer]) -> None:
     session.headers["X-Test"] = "yes"
     GitHubSource(REPO, api_url=srv.url, token="", session=session).repo_info()
     assert srv.log[0].headers["x-test"] == "yes"
+
+
+def test_the_action_client_shares_the_transport_reads_retried_writes_sent_once(
+    serve: Callable[..., GitHubServer],
+) -> None:
+    """One REST client: the Action's reads get ingest's retries (every other request fails with 502 here) and
+    its writes are never sent twice (the server refuses POST; one attempt, one clear error)."""
+    from rguard_core.action.client import ActionClient
+    from rguard_core.errors import GitHubError
+
+    srv = serve(fail_every=2)
+    sleeps: list[float] = []
+    client = ActionClient(srv.url, REPO, "t", sleep=sleeps.append)
+    assert client.http is not None and type(client.http).__name__ == "GitHubHttp"
+    number = int(sorted(p.stem for p in (FIXTURE / "repos" / REPO / "pulls").glob("*.json"))[0])
+    for _ in range(3):
+        assert client.pull(number)["number"] == number
+    assert 502 in srv.statuses() and sleeps  # retried, with the shared backoff
+    before = client.http.requests_made  # the server does not log a method it refuses: count our attempts
+    with pytest.raises(GitHubError, match="501"):
+        client.create_comment(number, "hello")
+    assert client.http.requests_made == before + 1

@@ -3,42 +3,47 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
 import requests
 
-from ..errors import GitHubError, RateLimited
+from ..errors import GitHubError
+from ..github_http import GitHubHttp, message, next_link
 from ..guard.request import decode_diff
-from ..ingest.github import next_link
 from ..jsontypes import JSONObject
 
 Json = JSONObject  # GitHub's answers and the payloads sent to it
 TIMEOUT_S = 30
-GET_ATTEMPTS = 3
+GET_RETRIES = 2  # three attempts in all
 MAX_COMMENT_PAGES = 30  # 3,000 comments: far beyond any pull request a human reads
 USER_AGENT = "rguard-action"
-API_VERSION = "2022-11-28"
 WRITE_PERMISSIONS = ("admin", "maintain", "write")
 
 
 class ActionClient:
-    """``ActionClient(api_url, "owner/name", token)``: pull request, comments, check runs, permissions."""
+    """``ActionClient(api_url, "owner/name", token)``: pull request, comments, check runs, permissions. Requests go
+    through ``github_http.GitHubHttp``, ingest's transport too: reads retried and rate limits waited for, writes
+    sent once."""
 
-    def __init__(self, api_url: str, repo: str, token: str | None, session: requests.Session | None = None) -> None:
+    def __init__(
+        self,
+        api_url: str,
+        repo: str,
+        token: str | None,
+        session: requests.Session | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.api = api_url.rstrip("/")
         self.repo = repo
         self.token = token
-        self.session = session or requests.Session()
+        self.http = GitHubHttp(
+            self.api, token, session=session, retries=GET_RETRIES, sleep=sleep, user_agent=USER_AGENT
+        )
 
     def _url(self, suffix: str) -> str:
         return f"{self.api}/repos/{self.repo}{suffix}"
-
-    def _headers(self, accept: str = "application/vnd.github+json") -> dict[str, str]:
-        h = {"Accept": accept, "User-Agent": USER_AGENT, "X-GitHub-Api-Version": API_VERSION}
-        if self.token:
-            h["Authorization"] = f"Bearer {self.token}"
-        return h
 
     def _send(
         self,
@@ -49,37 +54,12 @@ class ActionClient:
         json: Any = None,
         params: dict[str, str | int] | None = None,
     ) -> requests.Response:
-        attempts = GET_ATTEMPTS if method == "GET" else 1  # a write is never sent twice
-        for attempt in range(1, attempts + 1):
-            try:
-                resp = self.session.request(
-                    method,
-                    url,
-                    headers=self._headers(accept or "application/vnd.github+json"),
-                    json=json,
-                    params=params,
-                    timeout=TIMEOUT_S,
-                )
-            except requests.RequestException as e:
-                if attempt == attempts:
-                    raise GitHubError(f"{method} {url} failed: {type(e).__name__}: {e}", None, url) from e
-                time.sleep(0.5 * attempt)
-                continue
-            if resp.status_code in (403, 429) and (
-                resp.headers.get("X-RateLimit-Remaining") == "0" or resp.headers.get("Retry-After")
-            ):
-                reset = resp.headers.get("X-RateLimit-Reset")
-                wait = resp.headers.get("Retry-After")
-                raise RateLimited(float(reset) if reset else time.time() + float(wait or 60), url)
-            if resp.status_code >= 500 and attempt < attempts:
-                time.sleep(0.5 * attempt)
-                continue
-            if resp.status_code >= 400:
-                raise GitHubError(
-                    f"GitHub answered {resp.status_code} to {method} {url}: {_message(resp)}", resp.status_code, url
-                )
-            return resp
-        raise AssertionError("unreachable")  # the loop returns or raises
+        resp = self.http.send(method, url, params=params, json=json, accept=accept)
+        if resp.status_code >= 400:
+            raise GitHubError(
+                f"GitHub answered {resp.status_code} to {method} {url}: {message(resp)}", resp.status_code, url
+            )
+        return resp
 
     def _json[T](self, resp: requests.Response, want: type[T]) -> T:
         try:
@@ -106,12 +86,13 @@ class ActionClient:
         out: list[Json] = []
         url: str | None = self._url(f"/issues/{number}/comments")
         params: dict[str, str | int] | None = {"per_page": 100}
+        visited: set[str] = set()
         for _ in range(MAX_COMMENT_PAGES):
             if url is None:
                 break
             resp = self._send("GET", url, params=params)
             out += [c for c in self._json(resp, list) if isinstance(c, dict)]
-            url, params = _same_origin(next_link(resp.headers.get("Link")), self.api), None
+            url, params = self.http.follow(next_link(resp.headers.get("Link")), visited), None
         return out
 
     def create_comment(self, number: int, body: str) -> Json:
@@ -139,22 +120,3 @@ class ActionClient:
         data = self._json(resp, dict)
         role = str(data.get("role_name") or "")
         return role if role in WRITE_PERMISSIONS else str(data.get("permission") or "none")
-
-
-def _same_origin(link: str | None, api: str) -> str | None:
-    """Follow a pagination link only to the API we were given (a token never goes elsewhere)."""
-    if link is None:
-        return None
-    if not link.startswith(api + "/"):
-        raise GitHubError(f"pagination link {link!r} leaves {api}; refusing to follow it", None, link)
-    return link
-
-
-def _message(resp: requests.Response) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return (resp.text or resp.reason or "no message")[:200]
-    if isinstance(body, dict) and body.get("message"):
-        return str(body["message"])[:200]
-    return resp.reason or "no message"

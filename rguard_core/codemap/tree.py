@@ -22,7 +22,7 @@ from typing import IO, Any
 import requests
 
 from ..db import validate_repo
-from ..errors import GitHubError, GitSourceError, InvalidInput, RateLimited, SourceError
+from ..errors import GitHubError, GitSourceError, InvalidInput, SourceError
 from .model import TreeInfo
 from .parse import lang_of
 from .tsconfig import CONFIG_NAMES
@@ -180,31 +180,21 @@ def tree_from_github(
     timeout_s: float = 60,
 ) -> Tree:
     """``GET /repos/{o}/{r}/tarball/{ref}`` (GitHub redirects to its archive host), streamed with a size cap."""
-    from ..ingest.github import USER_AGENT
+    from ..github_http import GitHubHttp
 
     repo = validate_repo(repo)
     if ref.startswith("-") or ".." in ref or not _REF.match(ref):
         raise InvalidInput(f"invalid ref {ref!r}; give a branch, tag or commit sha")
     url = f"{api_url.rstrip('/')}/repos/{repo}/tarball/{ref}"
-    headers = {"Accept": "application/vnd.github+json", "User-Agent": USER_AGENT}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"  # requests drops it when the redirect leaves the host
     own = session is None
-    http = session or requests.Session()
+    # the shared transport (github_http): 5xx retries; a rate limit is reported at once (max_wait_s 0: one
+    # request, so the user is better told when to run it again than kept waiting). requests drops the token
+    # when GitHub's redirect leaves the API host for its archive host.
+    http = GitHubHttp(api_url, token, session=session, timeout_s=timeout_s, retries=2, max_wait_s=0)
     try:
-        try:
-            resp = http.get(url, headers=headers, stream=True, timeout=timeout_s)
-        except requests.RequestException as e:
-            raise GitHubError(f"cannot fetch {url}: {type(e).__name__}: {e}", None, url) from e
+        resp = http.send("GET", url, stream=True)
         with resp:
             status = resp.status_code
-            if status in (403, 429) and (
-                status == 429
-                or resp.headers.get("X-RateLimit-Remaining") == "0"
-                or resp.headers.get("Retry-After") is not None
-            ):
-                reset = resp.headers.get("X-RateLimit-Reset")
-                raise RateLimited(float(reset) if reset and reset.isdigit() else 0.0, url)
             if status == 404:
                 raise GitHubError(
                     f"GitHub has no tarball of {repo} at {ref!r} (404): check the repository and the "
@@ -227,7 +217,7 @@ def tree_from_github(
                 raise GitHubError(f"the tarball download from {url} broke off: {e}", None, url) from e
     finally:
         if own:
-            http.close()
+            http.session.close()
 
 
 def tree_from_folder(path: str | Path) -> Tree:

@@ -10,10 +10,8 @@ import base64
 import binascii
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -22,56 +20,13 @@ import requests
 
 from ..config import Settings
 from ..db import validate_repo
-from ..errors import ConfigError, GitHubError, InvalidInput, RateLimited, RepoNotFound
+from ..errors import ConfigError, GitHubError, InvalidInput, RepoNotFound
+from ..github_http import USER_AGENT, GitHubHttp, RateState, message, next_link
 from . import records
 from .rest import Json
 
-USER_AGENT = "rguard/0.1 (decision memory; +https://github.com)"
-API_VERSION = "2022-11-28"
-# GitHub's advice for a 403/429 that carries neither Retry-After nor a spent quota.
-SECONDARY_LIMIT_WAIT_S = 60.0
-LOW_REMAINING = 2
-MAX_BACKOFF_S = 30.0
-BASE_BACKOFF_S = 0.2  # transient 502s usually clear at once; 0.2, 0.6, 1.8, 5.4 s
-
-_NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
-
-
-@dataclass(frozen=True)
-class RateState:
-    """What the last answer said about the quota: requests left and when it refills (epoch seconds)."""
-
-    remaining: int | None = None
-    reset_at: float | None = None
-
-    @classmethod
-    def from_headers(cls, headers: Any) -> RateState:
-        return cls(_int_header(headers, "X-RateLimit-Remaining"), _float_header(headers, "X-RateLimit-Reset"))
-
-
-def _int_header(headers: Any, name: str) -> int | None:
-    raw = headers.get(name)
-    try:
-        return int(raw) if raw is not None else None
-    except ValueError:
-        return None
-
-
-def _float_header(headers: Any, name: str) -> float | None:
-    raw = headers.get(name)
-    try:
-        return float(raw) if raw is not None else None
-    except ValueError:
-        return None
-
-
-def next_link(link_header: str | None) -> str | None:
-    """The ``rel="next"`` URL of a ``Link`` header, or None on the last page."""
-    for part in (link_header or "").split(","):
-        m = _NEXT_LINK.search(part)
-        if m:
-            return m.group(1).strip()
-    return None
+# The transport (headers, rate limits, retries, page links) is github_http's, shared with the Action's client.
+__all__ = ["USER_AGENT", "GitHubSource", "RateState", "next_link"]
 
 
 class SnapshotRecorder:
@@ -154,17 +109,19 @@ class GitHubSource:
         settings = Settings.from_env() if api_url is None or token is None else None
         self.api_url = check_api_url(api_url or (settings.github_api_url if settings else "")).rstrip("/")
         self.token = token if token is not None else (settings.github_token if settings else None)
-        self._origin = _origin(self.api_url)
-        self.session = session or requests.Session()
-        self.max_wait_s = max_wait_s
-        self.retries = max(0, retries)
-        self.sleep = sleep
+        self.http = GitHubHttp(
+            self.api_url,
+            self.token,
+            session=session,
+            retries=retries,
+            max_wait_s=max_wait_s,
+            sleep=sleep,
+            progress=progress,
+            timeout_s=timeout_s,
+        )
         self.progress = progress
         self.per_page = max(1, min(100, per_page))
-        self.timeout_s = timeout_s
         self.recorder = SnapshotRecorder(check_record_dir(record_dir), self.repo) if record_dir is not None else None
-        self.rate = RateState()
-        self.requests_made = 0
         # Incremental listing (``ingest github --since``): only PRs updated after ``updated_since``, newest update
         # first, the first page asked with ``If-None-Match: list_etag`` (a 304 costs no quota and means nothing
         # changed). What the listing saw is kept for the next run's sync point.
@@ -292,18 +249,7 @@ class GitHubSource:
             n += 1
             self._say(f"fetched page {n} of {label} ({len(data)} items)")
             yield data
-            url, query = self._follow(next_link(resp.headers.get("Link")), visited), None
-
-    def _follow(self, link: str | None, visited: set[str]) -> str | None:
-        if link is None:
-            return None
-        if _origin(link) != self._origin:
-            # The token goes with every request, so never follow a link to another host.
-            raise GitHubError(f"pagination link {link!r} leaves {self._origin}; refusing to follow it", None, link)
-        if link in visited:
-            raise GitHubError(f"pagination loops back to {link}", None, link)
-        visited.add(link)
-        return link
+            url, query = self.http.follow(next_link(resp.headers.get("Link")), visited), None
 
     def _get_json(self, url: str) -> Any:
         """GET → decoded JSON, or None for 404/410."""
@@ -314,14 +260,14 @@ class GitHubSource:
     ) -> tuple[Any, requests.Response]:
         """GET → (decoded JSON, response); 404/410 → None when ``missing_ok``; 304 (asked with ``etag``) → None;
         other failures raise GitHubError."""
-        resp = self._request(url, params, {"If-None-Match": etag} if etag else None)
+        resp = self.http.send("GET", url, params=params, extra_headers={"If-None-Match": etag} if etag else None)
         status = resp.status_code
         if status == 304 and etag:
             return None, resp
         if status in (404, 410) and missing_ok:
             return None, resp
         if status >= 400:
-            raise GitHubError(f"GitHub answered {status} for {resp.url}: {_message(resp)}", status, resp.url)
+            raise GitHubError(f"GitHub answered {status} for {resp.url}: {message(resp)}", status, resp.url)
         try:
             return resp.json(), resp
         except RecursionError:
@@ -333,85 +279,6 @@ class GitHubSource:
             raise GitHubError(
                 f"GitHub answered {status} for {resp.url} with a body that is not JSON: {snippet!r}", status, resp.url
             ) from None
-
-    def _request(
-        self, url: str, params: dict[str, str | int] | None, extra_headers: dict[str, str] | None = None
-    ) -> requests.Response:
-        """One GET with rate-limit waits and bounded retries of 5xx and dropped connections."""
-        failures = 0
-        limited = 0
-        while True:
-            self._wait_if_low(url)
-            try:
-                self.requests_made += 1
-                headers = {**self._headers(), **(extra_headers or {})}
-                resp = self.session.get(url, params=params, headers=headers, timeout=self.timeout_s)
-            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError, requests.Timeout) as e:
-                failures += 1
-                # the user's words, not urllib3's: what failed and what they can do about it
-                host = urlsplit(url).netloc or url
-                self._retry_or_raise(
-                    failures,
-                    url,
-                    None,
-                    f"cannot reach {host}: check the network, set a GitHub API "
-                    f"URL or ingest a snapshot (connection failed: {type(e).__name__})",
-                )
-                continue
-            self.rate = RateState.from_headers(resp.headers)
-            if resp.status_code in (403, 429) and _is_rate_limited(resp):
-                limited += 1
-                self._wait_for_limit(resp, url, limited)
-                continue
-            if resp.status_code >= 500:
-                failures += 1
-                self._retry_or_raise(failures, url, resp.status_code, f"GitHub answered {resp.status_code}")
-                continue
-            return resp
-
-    def _headers(self) -> dict[str, str]:
-        h = {"Accept": "application/vnd.github+json", "User-Agent": USER_AGENT, "X-GitHub-Api-Version": API_VERSION}
-        if self.token:
-            h["Authorization"] = f"Bearer {self.token}"
-        return h
-
-    def _retry_or_raise(self, failures: int, url: str, status: int | None, what: str) -> None:
-        if failures > self.retries:
-            raise GitHubError(f"{what}; gave up after {failures} attempts at {url}", status, url)
-        delay = min(MAX_BACKOFF_S, BASE_BACKOFF_S * 3 ** (failures - 1))
-        self._say(f"{what} for {url}; retry {failures}/{self.retries} in {delay:g}s")
-        self.sleep(delay)
-
-    # ---- rate limits ------------------------------------------------------------------------
-
-    def _wait_if_low(self, url: str) -> None:
-        """Wait for the reset before spending the last requests of the quota."""
-        r = self.rate
-        if r.remaining is None or r.remaining >= LOW_REMAINING or r.reset_at is None:
-            return
-        self._wait_until(r.reset_at, url, f"only {r.remaining} requests left")
-        self.rate = RateState()
-
-    def _wait_for_limit(self, resp: requests.Response, url: str, attempt: int) -> None:
-        if attempt > self.retries + 1:
-            raise RateLimited(self.rate.reset_at or time.time() + SECONDARY_LIMIT_WAIT_S, url)
-        retry_after = _float_header(resp.headers, "Retry-After")
-        if retry_after is not None:
-            reset_at = time.time() + retry_after
-        elif self.rate.remaining == 0 and self.rate.reset_at is not None:
-            reset_at = self.rate.reset_at
-        else:
-            reset_at = time.time() + SECONDARY_LIMIT_WAIT_S
-        self._wait_until(reset_at, url, f"rate limited ({resp.status_code})")
-        self.rate = RateState()
-
-    def _wait_until(self, reset_at: float, url: str, why: str) -> None:
-        # One spare second, because GitHub's reset is whole seconds and clocks drift.
-        wait = max(0.0, reset_at - time.time()) + 1.0
-        if wait > self.max_wait_s + 1.0:
-            raise RateLimited(reset_at, url)
-        self._say(f"waiting {wait:.0f}s for rate limit: {why}")
-        self.sleep(wait)
 
     # ---- recording and progress -------------------------------------------------------------
 
@@ -427,31 +294,17 @@ class GitHubSource:
         if self.progress is not None:
             self.progress(message)
 
+    @property
+    def rate(self) -> RateState:
+        return self.http.rate
+
+    @property
+    def requests_made(self) -> int:
+        return self.http.requests_made
+
     def close(self) -> None:
         """Close the HTTP session."""
-        self.session.close()
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
-
-
-def _is_rate_limited(resp: requests.Response) -> bool:
-    """A 403/429 is a rate limit when the quota is spent, Retry-After is set, or the message says so."""
-    if resp.headers.get("Retry-After") is not None or resp.headers.get("X-RateLimit-Remaining") == "0":
-        return True
-    return resp.status_code == 429 or "rate limit" in _message(resp).lower()
-
-
-def _message(resp: requests.Response) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return resp.text[:200] or resp.reason or "no message"
-    if isinstance(body, dict) and body.get("message"):
-        return str(body["message"])
-    return resp.reason or "no message"
+        self.http.session.close()
 
 
 def _decode_content(data: Any) -> str | None:
