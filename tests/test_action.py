@@ -392,3 +392,22 @@ def test_the_install_step_installs_the_package_with_its_dependencies(tmp_path: P
     assert version.returncode == 0 and version.stdout.startswith("rguard "), version.stderr
     assert str(venv) in subprocess.run(["which", "rguard"], env=env, capture_output=True, text=True).stdout
     assert sys.executable not in version.stdout
+
+
+def test_a_pull_request_diff_with_git_quoted_paths_is_read_by_its_real_names(
+    repo: str, gh: GitHubActionServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub's `.diff` quotes a path the way git does ("a/…" in C quotes, for non-ASCII names); the Action reads
+    it back, so the contradiction is still found and the annotation sits on the real file."""
+    quoted = re.sub(
+        r"^(diff --git |--- |\+\+\+ )(?:(a/|b/)(\S+))(?: (b/)(\S+))?$",
+        lambda m: m[1] + f'"{m[2]}{m[3]}"' + (f' "{m[4]}{m[5]}"' if m[4] else ""),
+        seed_diff("cost-default-zero"),
+        flags=re.M,
+    )
+    assert '"a/tollgate/pricing.py"' in quoted
+    gh.state.pulls[77] = PullState(77, SHA, quoted)
+    res = act(repo, capsys)
+    assert res["verdict"] == "warn"
+    (check,) = gh.state.check_runs
+    assert check["output"]["annotations"][0]["path"] == "tollgate/pricing.py"

@@ -400,3 +400,27 @@ def test_a_socket_folder_another_user_could_enter_is_refused(tmp_path: Path, mon
     assert "not a directory" in (check_private_dir(folder) or "")
     folder.unlink()
     assert check_private_dir(folder) is None and (folder.stat().st_mode & 0o777) == 0o700
+
+
+@pytest.mark.parametrize("damage", ["no manifest", "empty base", "missing file"])
+def test_a_damaged_data_dir_is_refused_naming_the_file(data_dir: Path, damage: str) -> None:
+    """The server would start on these as an empty store (exit 0, `repos` empty): a later ingest would then write
+    over every reviewer's corrections. Refused before anything starts, naming the file; nothing is changed."""
+    assert cli(data_dir, "memory", "load", str(SCENARIO), "--workspace", "w").returncode == 0
+    assert stop_engine(Settings(data_dir=data_dir))
+    paths = EnginePaths.for_dir(data_dir)
+    base = next(paths.aof_dir.glob("*.base.*"))
+    if damage == "no manifest":
+        paths.aof_manifest.unlink()
+        named = "appendonly.aof.manifest is missing"
+    elif damage == "empty base":
+        base.write_bytes(b"")
+        named = f"{base.name} (the base file) is empty"
+    else:
+        base.unlink()
+        named = f"{base.name}, listed in appendonly.aof.manifest, is missing"
+    kept = sorted((p.name, p.stat().st_size) for p in paths.aof_dir.iterdir())
+    res = cli(data_dir, "repos")
+    assert res.returncode == 2 and "the data dir is damaged" in res.stderr and named in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr and servers_for(data_dir) == []
+    assert sorted((p.name, p.stat().st_size) for p in paths.aof_dir.iterdir()) == kept

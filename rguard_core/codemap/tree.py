@@ -23,11 +23,14 @@ import requests
 
 from ..db import validate_repo
 from ..errors import GitHubError, GitSourceError, InvalidInput, SourceError
+from ..files import is_regular, read_regular
 from .model import TreeInfo
 from .parse import lang_of
 from .tsconfig import CONFIG_NAMES
 
 MAX_ARCHIVE_BYTES = 512 * 1024 * 1024  # compressed bytes read from a tarball or git archive
+# bytes a tarball may unpack to: a few MB of gzip can stand for gigabytes of zeros (a decompression bomb)
+MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
 MAX_FILES = 300_000
 MAX_FILE_BYTES = 1024 * 1024  # bigger source files are listed, not parsed (generated or minified code)
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
@@ -55,18 +58,54 @@ class Tree:
 class _Bounded:
     """A read-only stream that fails once more than ``limit`` bytes came through."""
 
-    def __init__(self, raw: IO[bytes] | Any, limit: int, what: str) -> None:
-        self.raw, self.limit, self.what, self.count = raw, limit, what, 0
+    def __init__(self, raw: IO[bytes] | Any, limit: int, what: str, verb: str = "is larger than") -> None:
+        self.raw, self.limit, self.what, self.count, self.verb = raw, limit, what, 0, verb
 
     def read(self, n: int = -1) -> bytes:
         data: bytes = self.raw.read(n if n is not None and n >= 0 else 1024 * 1024)
         self.count += len(data)
         if self.count > self.limit:
             raise SourceError(
-                f"{self.what} is larger than {self.limit // (1024 * 1024)} MB; refusing to read more "
-                "(nothing was written)"
+                f"{self.what} {self.verb} {self.limit // (1024 * 1024)} MB; refusing to read more (nothing was written)"
             )
         return data
+
+
+class _Prefixed:
+    """A stream with a few bytes already read from it put back in front (to look at its magic number)."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        self.head, self.rest = head, rest
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            if n is None or n < 0:
+                out, self.head = self.head + self.rest.read(), b""
+                return bytes(out)
+            out, self.head = self.head[:n], self.head[n:]
+            return out if len(out) == n else out + self.rest.read(n - len(out))
+        return bytes(self.rest.read(n))
+
+
+def _unpacked(stream: Any, what: str) -> _Bounded:
+    """The tar bytes of a plain, gzip, bzip2 or xz stream, decompressed here (not by tarfile) so that what it
+    unpacks to is bounded by MAX_UNPACKED_BYTES as well as what is read by MAX_ARCHIVE_BYTES."""
+    import bz2
+    import gzip
+    import lzma
+
+    head = stream.read(6)
+    src = _Prefixed(head, stream)
+    inner: Any
+    if head.startswith(b"\x1f\x8b"):
+        inner = gzip.GzipFile(fileobj=src, mode="rb")  # type: ignore[call-overload]
+    elif head.startswith(b"BZh"):
+        inner = bz2.BZ2File(src)  # type: ignore[call-overload]
+    elif head.startswith(b"\xfd7zXZ\x00"):
+        inner = lzma.LZMAFile(src)  # type: ignore[arg-type]
+    else:
+        inner = src
+    return _Bounded(inner, MAX_UNPACKED_BYTES, what, "unpacks to more than")
 
 
 def read_tar(stream: IO[bytes] | Any, info: TreeInfo, strip_top: bool, limit: int = MAX_ARCHIVE_BYTES) -> Tree:
@@ -75,7 +114,7 @@ def read_tar(stream: IO[bytes] | Any, info: TreeInfo, strip_top: bool, limit: in
     bounded = _Bounded(stream, limit, info.location or "the archive")
     top: str | None = None
     try:
-        with tarfile.open(fileobj=bounded, mode="r|*") as tar:  # type: ignore[call-overload]
+        with tarfile.open(fileobj=_unpacked(bounded, info.location or "the archive"), mode="r|") as tar:  # type: ignore[call-overload]
             for member in tar:
                 name = member.name
                 if strip_top:
@@ -101,7 +140,7 @@ def read_tar(stream: IO[bytes] | Any, info: TreeInfo, strip_top: bool, limit: in
                 fh = tar.extractfile(member)
                 if fh is not None:
                     tree.contents[path] = fh.read()
-    except (tarfile.TarError, EOFError, zlib.error) as e:
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as e:  # gzip/bz2/lzma say "not a … file" as OSError
         raise SourceError(f"{info.location or 'the archive'} is not a readable tar archive: {e}") from e
     if strip_top and top and not _SHA.match(info.commit):
         sha = top.rsplit("-", 1)[-1]
@@ -235,11 +274,13 @@ def tree_from_folder(path: str | Path) -> Tree:
             if os.path.islink(full):
                 tree.skip("link_or_unsafe_path")
                 continue
+            if not is_regular(full):  # a FIFO would block the open below forever; a device may never end
+                tree.skip("not_a_regular_file")
+                continue
             tree.paths.add(rel)
             if lang_of(rel) is not None or name in KEPT_NAMES:
                 if os.path.getsize(full) > MAX_FILE_BYTES:
                     tree.skip("too_large")
                     continue
-                with open(full, "rb") as fh:
-                    tree.contents[rel] = fh.read()
+                tree.contents[rel] = read_regular(full, "source file", MAX_FILE_BYTES)
     return tree

@@ -76,8 +76,44 @@ def _ready(paths: EnginePaths) -> bool:
     return _read_state(paths).get("state") == "ready" and ping(paths.socket)
 
 
+def damaged(paths: EnginePaths) -> str | None:
+    """Why the data dir's append-only files cannot be the store they were, or None. The server itself would start
+    on them as an empty store: no manifest, or a manifest whose files are missing or whose base is empty, means
+    the graphs (and every reviewer's corrections) are gone, and a re-ingest would then write over that silently."""
+    aof, manifest = paths.aof_dir, paths.aof_manifest
+    if not aof.exists():
+        return None  # a new data dir (or one from before the append-only file): nothing to lose
+    if not aof.is_dir():
+        return f"{aof} is not a folder"
+    if not manifest.is_file():
+        if any(aof.iterdir()):
+            return f"{manifest} is missing while {aof} holds data files"
+        return None
+    try:
+        lines = manifest.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as e:
+        return f"{manifest} cannot be read ({e.strerror or e})"
+    listed = [ln.split()[1] for ln in lines if ln.startswith("file ") and len(ln.split()) > 1]
+    if not listed:
+        return f"{manifest} lists no data files"
+    for name in listed:
+        f = aof / name
+        if "/" in name or not f.is_file():
+            return f"{f}, listed in {manifest.name}, is missing"
+        if " type b" in next((ln for ln in lines if ln.split()[1:2] == [name]), "") and f.stat().st_size == 0:
+            return f"{f} (the base file) is empty"
+    return None
+
+
 def _prepare_dir(paths: EnginePaths) -> None:
-    """Fail before anything starts when the data dir cannot hold the engine's files."""
+    """Fail before anything starts when the data dir cannot hold the engine's files, or holds damaged ones."""
+    broken = damaged(paths)
+    if broken:
+        raise EngineStartFailed(
+            paths.data_dir,
+            f"the data dir is damaged: {broken}. Nothing was started or written; restore the folder from a backup, "
+            "or move it away to start empty",
+        )
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
         probe = paths.data_dir / f".write-probe-{os.getpid()}"

@@ -20,6 +20,7 @@ import yaml
 
 from ..db import validate_repo
 from ..errors import DiffParseError, InvalidInput
+from ..files import read_regular
 from ..jsontypes import JSONObject
 
 LABELS = ("contradicts", "benign")
@@ -59,7 +60,7 @@ def load_cases(path: str | Path, *, check_diffs: bool = True) -> CaseSet:
     """Read and validate a cases YAML file; InvalidInput names the file and the case that is wrong."""
     p = Path(path)
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_regular(p, "cases file").decode("utf-8"))
     except FileNotFoundError:
         raise InvalidInput(f"cases file not found: {p}") from None
     except (OSError, UnicodeDecodeError) as e:

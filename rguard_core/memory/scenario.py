@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..evidence import RejectedQuote, Span, anchor
+from ..files import read_regular
 from ..jsontypes import JSONObject
 
 
@@ -73,7 +74,7 @@ def read_scenario_file(path: str | Path) -> Scenario:
     """Read and validate a scenario JSON file."""
     p = Path(path)
     try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
+        raw = json.loads(read_regular(p, "scenario file").decode("utf-8"))
     except FileNotFoundError:
         raise ScenarioError(f"scenario file not found: {p}") from None
     except (OSError, UnicodeDecodeError) as e:
