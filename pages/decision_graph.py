@@ -31,6 +31,7 @@ from rguard_core.explore.labels import labels as node_labels
 from rguard_core.explore.node_detail import BlastRadius, Link, NodeDetail, blast_radius, node_detail
 from rguard_core.explore.why import WhyAnswer, WhyDecision, why
 from rguard_core.llm import LLMClient
+from rguard_core.untrusted import safe_url
 from ui.codemap_view import decision_code_expander
 from ui.common import get_store, guarded, require_repo, set_url_param, url_param
 from ui.evidence import link, md, show_evidence
@@ -300,7 +301,7 @@ def list_view(store: Store, repo: str, view: GraphView) -> None:
                 "source": r.source,
                 "when": r.when or "",
                 "files": ", ".join(r.files),
-                "link": r.url or "",
+                "link": safe_url(r.url) or "",  # a snapshot's javascript: URL is not a link
             }
             for r in rows
         ]

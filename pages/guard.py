@@ -164,11 +164,15 @@ if current is not None and current.report.repo == repo:
         )
     elif report.verdict == "note":
         st.warning(f"Note on {judged}: {n} related decision(s) — nothing contradicted, but worth a look.")
-    else:
+    elif report.dismissed:
+        # not "nothing is touched": decisions are, and reviewers said the findings were wrong for these lines
+        who = sorted({f.dismissed.by for f in report.dismissed if f.dismissed is not None})
         st.success(
-            f"Pass on {judged}: no earlier decision is touched by this change"
-            + (" (dismissed findings below)." if report.dismissed else ".")
+            f"Pass on {judged}: {len(report.dismissed)} finding(s) on these lines were dismissed by reviewers "
+            f"({md(', '.join(who))}) and are not counted; they are listed below."
         )
+    else:
+        st.success(f"Pass on {judged}: no earlier decision is touched by this change.")
     flash = st.session_state.pop("guard_flash", None)
     if flash:
         st.success(flash)

@@ -157,7 +157,7 @@ def _hints(title: str, *, read: bool, open_world: bool = False, destructive: boo
 def build_server(config: ServerConfig | None = None, store: Store | None = None) -> MCPServer:
     """The server with every tool, the check-before-you-edit prompt and a resource per repository; ``store``
     defaults to the process-wide one for the settings."""
-    from .commands.main import version
+    from .version import version
 
     config = config or ServerConfig(settings=Settings.from_env())
     be = _Backend(config, store)

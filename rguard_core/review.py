@@ -15,7 +15,7 @@ from .errors import RGuardError
 from .guard.diffparse import parse_diff
 from .guard.model import Finding, GuardReport, ParsedDiff
 from .jsontypes import JSONObject, ParamsIn
-from .untrusted import strip_controls
+from .untrusted import safe_url, strip_controls
 
 MAX_LINES = 12  # triggering lines shown per finding and file
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -74,7 +74,7 @@ class Review:
                 "score": round(i.finding.score, 2),
                 "decision": i.finding.summary,
                 "source": source_name(i.finding.source),
-                "link": i.finding.source_url,
+                "link": safe_url(i.finding.source_url) or "",
             }
             for f, items in self.by_file.items()
             for i in items

@@ -111,6 +111,12 @@ def md_block(text: str, limit: int = 2000) -> str:
 _URL = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?(?:/[A-Za-z0-9._~%/+:@!$&'*,;=-]*)?(?:#[A-Za-z0-9._~%/-]*)?$")
 
 
+def safe_url(url: str | None) -> str | None:
+    """``url`` when it is a plain http(s) address a page may link to; None for anything else (``javascript:``,
+    ``data:``, markup): a source's own URL fields are repository text like any other."""
+    return url if url and _URL.match(url) else None
+
+
 def md_link(url: str | None) -> str:
     """A plain autolink for a well-formed http(s) URL; anything else as literal code."""
     if url and _URL.match(url):

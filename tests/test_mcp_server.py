@@ -395,7 +395,7 @@ def test_http_on_every_interface_keeps_host_checks_and_needs_a_token_for_writes(
 
 def test_the_contract_typed_outputs_version_titles_hints_limits(store: Store, seed: str, settings: Settings) -> None:
     """What a client reads before calling anything, and a default repository with result limits."""
-    from rguard_core.commands.main import version
+    from rguard_core.version import version
 
     server = build_server(ServerConfig(settings=settings, repo=seed), store)
 

@@ -144,6 +144,9 @@ def test_ack_once_dismiss_and_undo_from_the_page(store: Store, private: str) -> 
     assert not any("Warn" in e.value for e in at.error), [e.value for e in at.error]
     assert any("Dismissed by reviewers" in h.value for h in at.subheader)
     assert any("Dismissed by page\\-test\\-reviewer" in c.value for c in at.caption)
+    # the verdict says why it passes: not "nothing is touched" but dismissed, and by whom (issue 23, item 3)
+    verdict = next(s.value for s in at.success if s.value.startswith("Pass on"))
+    assert "dismissed by reviewers (page\\-test\\-reviewer)" in verdict and "no earlier decision" not in verdict
 
     undo_btn = next(b for b in at.button if (b.label or "").startswith("Undo wrong"))
     undo_btn.click().run()

@@ -42,3 +42,14 @@ def test_links_only_for_plain_http_addresses() -> None:
     assert link("x", "javascript:alert(1)") == "x"
     assert link("y", "https://x.com/a)![i](http://e/p.png") == "y"  # a crafted URL cannot smuggle an image
     assert link("z", None) == "z"
+
+
+def test_only_plain_http_links_become_links() -> None:
+    """A snapshot's `javascript:` html_url was shown as an "open" link in the Guard summary and List tables."""
+    from rguard_core.untrusted import safe_url
+    from ui.evidence import link
+
+    assert safe_url("https://github.com/acme/tollgate/pull/20") == "https://github.com/acme/tollgate/pull/20"
+    for bad in ("javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:text/html,x", 'https://x.org/"><b>', "", None):
+        assert safe_url(bad) is None
+        assert "](" not in link("open", bad)

@@ -8,6 +8,7 @@ import re
 import streamlit as st
 
 from rguard_core.explore.node_detail import SourceText
+from rguard_core.untrusted import safe_url
 from ui.theme import FRAME, TEXT_BOX
 
 # Bidirectional and invisible formatting characters: an RLO makes "evil" read "live", a zero-width space hides
@@ -34,7 +35,7 @@ _SAFE_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%/+-]*
 
 def link(label: str, url: str | None) -> str:
     """A link to a source page; anything but a plain http(s) address (no query, no markup) is shown as text."""
-    return f"[{md(label)}]({url})" if url and _SAFE_URL.match(url) else md(label)
+    return f"[{md(label)}]({url})" if url and _SAFE_URL.match(url) and safe_url(url) else md(label)
 
 
 def show_evidence(ev: SourceText) -> None:

@@ -17,6 +17,7 @@ from typing import Protocol
 from .. import cli_errors
 from ..config import legacy_data_dir_note
 from ..errors import QueryFailed, RGuardError
+from ..version import version
 
 EXIT_ERROR = 2
 
@@ -117,17 +118,6 @@ def _group(name: str) -> Group:
 
             return ui
     raise KeyError(name)
-
-
-def version() -> str:
-    """The installed distribution's version (the checkout's pyproject when not installed)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version("rguard")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
