@@ -22,9 +22,10 @@ SOURCES = {
 
 submitted = False
 if can_write("Ingesting"):
+    # outside the form: choosing the source redraws the form with that source's own limit (PRs or commits)
+    label = st.radio("Source", list(SOURCES), horizontal=True, key="ingest_source")
+    kind = SOURCES[label]
     with st.form("ingest"):
-        label = st.radio("Source", list(SOURCES), horizontal=True)
-        kind = SOURCES[label]
         target = st.text_input(
             "Repository (OWNER/NAME), PR URL, or folder path",
             key="ingest_target",
@@ -42,13 +43,24 @@ if can_write("Ingesting"):
             else "The LLM extractor is unavailable: no OpenAI-compatible endpoint is configured "
             "(set OPENAI_BASE_URL, and OPENAI_API_KEY if it needs one, then restart).",
         )
-        max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
+        if kind == "git":  # a clone is read commit by commit: its own limit (the PR limit meant nothing to it)
+            max_commits = c3.number_input("Newest commits to read", min_value=1, max_value=100_000, value=5000)
+            max_prs = 200
+        else:
+            max_prs = c3.number_input("Newest PRs to read", min_value=1, max_value=100_000, value=200)
+            max_commits = 5000
         api_url = st.text_input("GitHub API URL (blank: GITHUB_API_URL or api.github.com)", key="ingest_api")
         submitted = st.form_submit_button("Ingest", type="primary")
 
 if submitted:
     req = IngestRequest(
-        kind, target, repo=repo or None, extractor=extractor, max_prs=int(max_prs), api_url=api_url or None
+        kind,
+        target,
+        repo=repo or None,
+        extractor=extractor,
+        max_prs=int(max_prs),
+        max_commits=int(max_commits),
+        api_url=api_url or None,
     )
     status = st.status("Ingesting…", expanded=True)
     bar = status.progress(0.0, text="starting")
@@ -91,7 +103,8 @@ if last:
     st.write(
         f"Alternatives: **{cov['alternatives']}** · quotes kept: **{cov['quotes_kept']}** · "
         f"rejected: **{sum(cov['quotes_rejected'].values())}** · unresolved links: "
-        f"**{len(cov['unresolved_links'])}** · timings (s): {last['timings_s']}"
+        f"**{len(cov['unresolved_links'])}** · took "
+        + " · ".join(f"{stage} {secs:.1f} s" for stage, secs in last["timings_s"].items())
     )
     if cov["rejected_examples"]:
         st.markdown("**Quotes rejected (not verbatim or empty)**")

@@ -46,6 +46,17 @@ def test_ingest_page_ingests_a_snapshot_and_reports_coverage(store: Store) -> No
     assert not at.error, [e.value for e in at.error]
     assert any("Coverage report" in s.value for s in at.subheader)
     assert "acme/ledger" in store.list_repos()
+    took = next(m.value for m in at.markdown if "took" in m.value)
+    assert "{" not in took and " s" in took  # timings in words, not a Python dict (issue 23, item 8)
+
+
+def test_a_git_clone_gets_a_commit_limit_not_a_pr_limit(store: Store) -> None:
+    at = _app().run()
+    at.switch_page("pages/ingest.py").run()
+    assert [n.label for n in at.number_input] == ["Newest PRs to read"]
+    at.radio(key="ingest_source").set_value("Local git clone").run()
+    assert not at.exception
+    assert [n.label for n in at.number_input] == ["Newest commits to read"]
 
 
 def test_ingest_page_shows_clear_error_for_missing_folder(store: Store) -> None:

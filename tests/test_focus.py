@@ -15,7 +15,7 @@ from rguard_core.explore.focus import FOCUS_NODES, PER_COLUMN, decision_rows, fo
 from rguard_core.explore.labels import labels, short_label, source_of
 from rguard_core.explore.repo_overview import repo_health
 from rguard_core.ingest.extract.statements import is_statement
-from rguard_core.memory import apply_correction, quarantine_source
+from rguard_core.memory import apply_correction, lift_quarantine, quarantine_source
 from rguard_core.seed import DEMO_REPO, load_demo
 from tests.test_views import ledger_copy
 
@@ -153,6 +153,8 @@ def test_health_after_a_quarantine_and_a_correction(store: Store, tmp_path: Path
         button = next(b for b in at.button if "Issue" in b.label and "forged" in b.label)
         button.click().run()
         assert at.title[0].value == "Decision graph" and at.session_state["dg_focus"] == "issue:1"
+        lift_quarantine(g, "issue:1", "sec", "checked: genuine")  # lifted: no longer a recent quarantine
+        assert repo_health(store, repo_name).quarantines == []
     finally:
         g.delete()
 

@@ -40,3 +40,15 @@ def test_no_colour_outside_the_theme() -> None:
         f"{p.relative_to(ROOT)}: {m}" for p in files if p.name != "theme.py" for m in COLOUR.findall(p.read_text())
     ]
     assert found == []
+
+
+def test_page_boxes_read_in_dark_mode_too() -> None:
+    """The source-text box and the diff lines are HTML of ours inside the page: their text is the theme's colour,
+    light in dark mode. Their backgrounds must be translucent tints (never an opaque light fill), and no text
+    colour of their own may be forced on them."""
+    for name in ("TEXT_BOX", "DIFF_ADDED", "DIFF_REMOVED", "FRAME"):
+        value = getattr(theme, name)
+        m = re.fullmatch(r"rgba\(\s*\d+,\s*\d+,\s*\d+,\s*(0?\.\d+)\)", value)
+        assert m and float(m.group(1)) <= 0.4, f"{name} = {value} would cover the dark theme's background"
+    for page in ("ui/evidence.py", "ui/guard_review.py"):
+        assert not re.search(r"[;\"' ]color:", (ROOT / page).read_text()), page

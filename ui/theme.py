@@ -102,7 +102,10 @@ PATH_COLOURS = {
 # --- the guard's findings ------------------------------------------------------------------------------------------
 VERDICT_COLOUR = {"contradicts": "red", "related": "orange"}  # Streamlit text colour of a finding's label
 PREMISE_BADGE = {"holds": "green", "stale": "orange", "broken": "red"}  # a premise rule's status
-DIFF_ADDED, DIFF_REMOVED = "#e6ffed", "#ffeef0"  # backgrounds of + and - lines
+# Boxes drawn in page HTML (a source's text, a diff's lines) take the page's own text colour, so their
+# backgrounds are translucent tints over whichever theme is on: a fixed light fill left light text on light in
+# dark mode (issue 23, item 1).
+DIFF_ADDED, DIFF_REMOVED = "rgba(46, 160, 67, 0.18)", "rgba(248, 81, 73, 0.18)"  # backgrounds of + and - lines
 DIFF_HIT_BORDER = STATUS_COLOURS["needs review"]  # a changed line that uses the decision's words
 IMPLEMENTS_ALTERNATIVE = "red"  # a rejected alternative this diff implements
 
@@ -114,8 +117,8 @@ UNKNOWN_FILL, UNKNOWN_BORDER = "#eeeeee", "#888888"  # a source of a kind withou
 UNKNOWN_EDGE = "#999999"
 PATH_EDGE = EDGE_COLOURS["SUPPORTS"]
 BLANK = "#ffffff"
-FRAME = "#ddd"  # the border of a scrolling text box (a source's text, a diff's lines)
-TEXT_BOX = "#fafafa"  # its background
+FRAME = "rgba(127, 127, 127, 0.35)"  # the border of a scrolling text box (a source's text, a diff's lines)
+TEXT_BOX = "rgba(127, 127, 127, 0.08)"  # its background
 HIGHLIGHT = "rgba(0, 170, 255, 0.95)"  # a glow no status colour uses: the blast radius
 SHADOW = "rgba(0,0,0,0.35)"
 LABEL_BACKGROUND = "rgba(255,255,255,0.8)"

@@ -148,7 +148,9 @@ def repo_health(store: Store, repo: str) -> RepoHealth:
         name="health.corrections",
     )
     inc = graph.read(
-        "MATCH (i:Incident) RETURN i.source_id AS sid, i.by AS by, i.created_at AS at, i.reason AS reason "
+        # a lifted quarantine (its incident undone) no longer holds: it stays in the Corrections page's history
+        "MATCH (i:Incident) WHERE coalesce(i.state, 'applied') = 'applied' "
+        "RETURN i.source_id AS sid, i.by AS by, i.created_at AS at, i.reason AS reason "
         "ORDER BY at DESC LIMIT $k",
         {"k": RECENT},
         name="health.incidents",
