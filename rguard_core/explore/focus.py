@@ -227,6 +227,17 @@ def _decisions_by_text(g: Graph, q: str) -> list[SearchHit]:
             name="focus.text",
         )
         ids = [r["id"] for r in rows]
+    if not ids and len(words) > 1:
+        # every word first (the full-text index ANDs them); then any of them, best first: "gzip compression"
+        # found nothing while "gzip" found five decisions (issue 23, item 7). Words are letters and digits only,
+        # so "|" is the index's own OR, never text from the query.
+        rows = g.read(
+            "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
+            "RETURN node.id AS id ORDER BY score DESC, id LIMIT $k",
+            {"q": "|".join(words), "k": SEARCH_LIMIT},
+            name="focus.text_any",
+        )
+        ids = [r["id"] for r in rows]
     if not ids:
         rows = g.read(
             "MATCH (d:Decision) WHERE toLower(d.summary) CONTAINS $q RETURN d.id AS id ORDER BY id LIMIT $k",
