@@ -284,32 +284,12 @@ def _free_port() -> int:
 
 @pytest.fixture
 def http_server(data_dir: Path) -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "rguard_core", "mcp", "--http", str(port)],
-        env=_env(data_dir),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    proc, port = _serve(data_dir)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise AssertionError(f"mcp --http exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        assert proc.poll() is None, f"mcp --http exited: {proc.stderr.read().decode() if proc.stderr else ''}"
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
 def test_streamable_http(store: Store, seed: str, http_server: str) -> None:

@@ -216,28 +216,24 @@ def _files(g: Graph, q: str) -> list[SearchHit]:
     return out
 
 
+def _fulltext(g: Graph, query: str, name: str) -> list[str]:
+    rows = g.read(
+        "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
+        "RETURN node.id AS id ORDER BY score DESC, id LIMIT $k",
+        {"q": query, "k": SEARCH_LIMIT},
+        name=name,
+    )
+    return [r["id"] for r in rows]
+
+
 def _decisions_by_text(g: Graph, q: str) -> list[SearchHit]:
     words = [w for w in re.findall(r"[^\W_]+(?:_+[^\W_]+)*", q) if len(w) > 1]
-    ids: list[str] = []
-    if words:
-        rows = g.read(
-            "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
-            "RETURN node.id AS id ORDER BY score DESC, id LIMIT $k",
-            {"q": " ".join(words), "k": SEARCH_LIMIT},
-            name="focus.text",
-        )
-        ids = [r["id"] for r in rows]
+    ids = _fulltext(g, " ".join(words), "focus.text") if words else []
     if not ids and len(words) > 1:
         # every word first (the full-text index ANDs them); then any of them, best first: "gzip compression"
         # found nothing while "gzip" found five decisions (issue 23, item 7). Words are letters and digits only,
         # so "|" is the index's own OR, never text from the query.
-        rows = g.read(
-            "CALL db.idx.fulltext.queryNodes('Decision', $q) YIELD node, score "
-            "RETURN node.id AS id ORDER BY score DESC, id LIMIT $k",
-            {"q": "|".join(words), "k": SEARCH_LIMIT},
-            name="focus.text_any",
-        )
-        ids = [r["id"] for r in rows]
+        ids = _fulltext(g, "|".join(words), "focus.text_any")
     if not ids:
         rows = g.read(
             "MATCH (d:Decision) WHERE toLower(d.summary) CONTAINS $q RETURN d.id AS id ORDER BY id LIMIT $k",
