@@ -254,6 +254,9 @@ def why_section() -> None:
             st.session_state["eval_why"] = res.as_dict()
     current = st.session_state.get("eval_why")
     if current:
+        for graph in current.get("graphs", []):
+            said = str(graph.get("statement", ""))
+            (st.success if graph.get("pristine") else st.warning)(md(said[:1].upper() + said[1:]))
         cols = st.columns(3)
         for col, split in zip(cols, ("tune", "holdout", "all"), strict=True):
             m = current["metrics"][split]

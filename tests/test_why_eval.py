@@ -55,3 +55,9 @@ def test_cli_and_eval_page(store: Store, capsys: pytest.CaptureFixture[str]) -> 
     at.button(key="eval_run_why").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(m.label.startswith("hit@3 · holdout") for m in at.metric)
+    # each graph the answers came from, and whether reviewers changed it, as the guard eval says (issue 23, item 9)
+    assert out["graphs"] and all({"repo", "pristine", "statement"} <= set(g) for g in out["graphs"])
+    said = [s.value for s in at.success] + [w.value for w in at.warning]
+    for g in out["graphs"]:
+        expected = "a pristine graph" if g["pristine"] else "NOT a pristine graph"
+        assert any(expected in s and g["repo"].replace("/", "") in s.replace("\\", "").replace("/", "") for s in said), said

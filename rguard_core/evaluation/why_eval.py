@@ -25,6 +25,7 @@ from ..explore.why import why
 from ..jsontypes import JSONObject
 from ..resources import CHECKOUT, eval_dir
 from .history import RunInfo, current_run
+from .pristine import GraphState, graph_state
 
 DEFAULT_WHY_CASES = eval_dir() / "why_cases.yaml"
 REALDATA = CHECKOUT.parent / "shared" / "realdata" / "github"  # beside a checkout only
@@ -68,6 +69,7 @@ class WhyEvalResult:
     cases_file: str
     results: list[WhyCaseResult] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    graphs: list[GraphState] = field(default_factory=list)  # each graph scored, with the reviewer edits in force
 
     def metrics(self, split: str | None = None) -> WhyMetrics:
         rs = [r for r in self.results if split is None or r.case.split == split]
@@ -86,6 +88,7 @@ class WhyEvalResult:
             "run": self.run.as_dict(),
             "cases_file": self.cases_file,
             "skipped": self.skipped,
+            "graphs": [g.as_dict() for g in self.graphs],
             "metrics": {s: self.metrics(s) for s in SPLITS} | {"all": self.metrics()},
             "cases": [
                 {**asdict(r.case), "rank": r.rank, "hit": r.hit, "got": r.got[:5], "ms": r.ms} for r in self.results
@@ -151,6 +154,8 @@ def run_why_eval(
         for repo, how in repos.items()
         if any(c.repo == repo and c.split in splits for c in cases)
     }
+    # like the guard eval: say whether reviewers changed a graph the answers come from (issue 23, item 9)
+    res.graphs.extend(graph_state(store, repo, repo) for repo, ok in ready.items() if ok)
     todo = [c for c in cases if c.split in splits]
     for i, c in enumerate(todo):
         if progress:
