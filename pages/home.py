@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rguard_core.activity import recent_guard_runs
+from rguard_core.activity import recent_guard_runs, run_subject
 from rguard_core.evaluation import list_runs
 from rguard_core.explore.repo_overview import HealthItem, RepoHealth, repo_health, repo_overview
 from ui.common import get_store, guarded, require_repo
@@ -120,15 +120,22 @@ def dashboard(repo: str) -> None:
     with right:
         items("Recent corrections", h.corrections, "corr", "No corrections yet.")
         items("Recent quarantines", h.quarantines, "inc", "No quarantines yet.")
-        runs = recent_guard_runs(store.settings, repo)
-        st.markdown("**Recent guard runs**")
-        if not runs:
-            st.caption("No guard runs recorded yet (the Guard page and `rguard guard` record them).")
-        for r in runs:
-            cited = "; ".join(f["summary"] for f in r.get("findings", [])[:2])
-            st.text(
-                f"{str(r.get('at'))[:16]} · {r.get('verdict')} · {r.get('where')}" + (f" · {cited}" if cited else "")
+        # each run says which change it judged and opens the first decision it cited in the decision graph
+        runs = [
+            HealthItem(
+                f"{r.get('verdict')} on {run_subject(r)} ({r.get('where')})"
+                + (f" · {'; '.join(f['summary'] for f in r.get('findings', [])[:2])}" if r.get("findings") else ""),
+                str(r.get("at") or "")[:16].replace("T", " "),
+                next((f["decision_id"] for f in r.get("findings", []) if f.get("decision_id")), None),
             )
+            for r in recent_guard_runs(store.settings, repo)
+        ]
+        items(
+            "Recent guard runs",
+            runs,
+            "runs",
+            "No guard runs recorded yet (the Guard page and `rguard guard` record them).",
+        )
         eval_trend()
     with st.expander("Everything the graph holds"):
         st.dataframe(pd.DataFrame(sorted(ov.counts.items()), columns=["node", "count"]), hide_index=True)

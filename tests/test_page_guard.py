@@ -179,3 +179,25 @@ def test_two_reviewers_dismiss_the_same_finding_and_one_undoes_theirs(store: Sto
     assert not a.exception and any("Undid the wrong by alice" in s.value for s in a.success)
     # bob's dismissal still holds for these lines: the finding stays dismissed, now on bob's word
     assert any("Dismissed by bob" in c.value for c in a.caption), [c.value for c in a.caption]
+
+
+def test_recent_guard_runs_name_the_change_and_open_the_decision(
+    store: Store, private: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Overview's "Recent guard runs": which change each run judged, and a click on one opens the decision
+    it cited in the decision graph (they were plain text before; issue 23, item 10)."""
+    from rguard_core.commands.main import main
+
+    diff = tmp_path / "change.diff"
+    diff.write_text(_case("revert", "contradicts"), encoding="utf-8")
+    assert main(["guard", "--repo", private, "--diff", str(diff)]) in (0, 3)
+    capsys.readouterr()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["repo"] = private
+    at.run()
+    at.switch_page("pages/home.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    run = next(b for b in at.button if (b.key or "").startswith("home_runs_"))
+    assert "warn on " in run.label and "\\(cli\\)" in run.label and "tollgate" in run.label
+    run.click().run()
+    assert at.title[0].value == "Decision graph" and str(at.session_state["dg_focus"]).startswith("decision:")

@@ -60,4 +60,6 @@ def test_cli_and_eval_page(store: Store, capsys: pytest.CaptureFixture[str]) -> 
     said = [s.value for s in at.success] + [w.value for w in at.warning]
     for g in out["graphs"]:
         expected = "a pristine graph" if g["pristine"] else "NOT a pristine graph"
-        assert any(expected in s and g["repo"].replace("/", "") in s.replace("\\", "").replace("/", "") for s in said), said
+        assert any(
+            expected in s and g["repo"].replace("/", "") in s.replace("\\", "").replace("/", "") for s in said
+        ), said
