@@ -307,15 +307,16 @@ def test_composite_steps_run_end_to_end_on_the_demo_seed(
 
 
 def test_a_wrong_survives_a_cache_miss(
-    repo: str, gh: GitHubActionServer, store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    gh: GitHubActionServer, store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A `/rguard wrong` recorded by one run, then a job whose cache missed (a fresh graph without it): the
     command is given again from its comment, so the finding stays dismissed and nothing warns again."""
-    act(repo, capsys)
-    writer = gh.state.add_comment(77, "writer", "/rguard wrong decision:pr:20 not about cost at all")
-    assert act(repo, capsys)["outcomes"][0]["status"] == "recorded"
+    first = private_seed(store, tmp_path / "first")  # its own graph: the module's is shared by other tests
     fresh = private_seed(store, tmp_path / "fresh")  # what a cache miss gives the next job
     try:
+        act(first, capsys)
+        writer = gh.state.add_comment(77, "writer", "/rguard wrong decision:pr:20 not about cost at all")
+        assert act(first, capsys)["outcomes"][0]["status"] == "recorded"
         res = act(fresh, capsys)
         assert res["verdict"] != "warn"
         (again,) = res["outcomes"]
@@ -324,6 +325,7 @@ def test_a_wrong_survives_a_cache_miss(
         assert wrongs == [{"by": "writer"}]
         assert act(fresh, capsys)["outcomes"] == []  # and only once
     finally:
+        store.repo_graph(first).delete()
         store.repo_graph(fresh).delete()
 
 
