@@ -7,6 +7,7 @@ import streamlit as st
 
 from rguard_core.access import Access, Request, decide
 from rguard_core.config import Settings
+from rguard_core.errors import ConfigError
 
 
 def _oidc_configured() -> bool:
@@ -27,7 +28,10 @@ def _oidc_user() -> str | None:
 def current() -> Access:
     """This run's access. Settings come from the environment each run (cheap), so a changed allowlist needs
     only a restart of the dashboard, never of the engine."""
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ConfigError as e:  # a mistyped RGUARD_TRUSTED_HEADER must not open writes, nor crash every page
+        return Access("read_only", None, f"read-only: {e}")
     header = settings.trusted_header
     value = st.context.headers.get(header) if header else None
     return decide(
