@@ -24,6 +24,7 @@ from rguard_core.memory import (
     preview_quarantine,
     preview_undo,
     quarantine_source,
+    quarantined_by,
     undo,
 )
 from ui.common import get_store, guarded, page_message, selected_repo, set_url_param, url_param, whole_or_flagged
@@ -207,7 +208,11 @@ def quarantine_form(t: Target) -> None:
     if res is None:
         return
     if res.already_quarantined:
-        st.info(f"{t.id} was already quarantined (incident {res.incident}).")
+        # another tab or reviewer got there first in this very run: a conflict, not a quiet "already"
+        st.error(
+            f"Conflict: {t.id} was quarantined meanwhile by {res.by or 'another reviewer'} (incident "
+            f"{res.incident}). Nothing was written."
+        )
         return
     st.success(f"Quarantined {t.id} (incident {res.incident}). Lift it here or undo it from the history.")
     show_report(res.report, "What changed")
@@ -236,6 +241,14 @@ def lift_form(t: Target) -> None:
 if target is not None and target.kind == "claim":
     correct_form(target)
 if target is not None and target.kind == "source":
+    pending = st.session_state.get("q_preview")
+    if target.status == "quarantined" and pending is not None and pending.source == target.id:
+        # this tab previewed a quarantine that another tab or reviewer has since made: say so, not nothing
+        st.session_state.pop("q_preview", None)
+        who = quarantined_by(graph, target.id) or "another reviewer"
+        st.error(
+            f"Conflict: {target.id} was quarantined meanwhile by {who}. Nothing was written; it is shown as it is now."
+        )
     (lift_form if target.status == "quarantined" else quarantine_form)(target)
 if target is not None and target.kind == "decision":
     header(target, "Decision")

@@ -186,3 +186,22 @@ def test_search_with_no_match_says_so(store: Store, workspace: str) -> None:
     at = _open(workspace)
     at.text_input(key="corr_query").input("zzzqqq nothing").run()
     assert not at.exception and any("Nothing matches" in w.value for w in at.warning)
+
+
+def test_two_tabs_quarantining_one_source_the_second_sees_a_conflict(store: Store, workspace: str) -> None:
+    """Both tabs preview the quarantine; the first confirms. The second's confirm is a conflict naming who did it,
+    and its picker shows the source as quarantined now (issue 23, item 5)."""
+    a, b = _open(workspace), _open(workspace)
+    for at, who in ((a, "alice"), (b, "bob")):
+        at.text_input(key="corr_query").input("portal-page").run()
+        at.text_input(key="q_reason").input("forged")
+        at.text_input(key="q_by").input(who)
+        at.button(key="q_preview_btn").click().run()
+    a.button(key="q_btn").click().run()
+    assert any("Quarantined portal-page" in s.value for s in a.success)
+    b.button(key="q_btn").click().run()
+    assert not b.exception
+    errors = [e.value for e in b.error]
+    assert any("Conflict" in e and "alice" in e for e in errors), errors
+    assert not any("Quarantined portal-page" in s.value for s in b.success)
+    assert any("Lift this source" in s.value for s in b.subheader), [s.value for s in b.subheader]

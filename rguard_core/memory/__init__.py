@@ -40,7 +40,7 @@ Graph additions beyond docs/GRAPH_MODEL.md: ``MemoryState {id: 'memory', rev, st
 """
 
 from .corrections import CorrectionPreview, CorrectionResult, apply_correction, preview_correction
-from .incidents import IncidentResult, QuarantinePreview, preview_quarantine, quarantine_source
+from .incidents import IncidentResult, QuarantinePreview, preview_quarantine, quarantine_source, quarantined_by
 from .loader import LoadResult, load_scenario
 from .recompute import RecomputeResult, recompute
 from .retrieve import RetrieveResult, retrieve
@@ -67,6 +67,7 @@ __all__ = [
     "preview_quarantine",
     "preview_undo",
     "quarantine_source",
+    "quarantined_by",
     "recompute",
     "retrieve",
     "status",

@@ -44,12 +44,14 @@ class IncidentResult:
     incident: str | None
     already_quarantined: bool
     report: StepReport = field(default_factory=StepReport)
+    by: str | None = None  # already quarantined: by whom (another reviewer's tab, say)
 
     def as_dict(self) -> JSONObject:
         return {
             "incident": self.incident,
             "source": self.source,
             "already_quarantined": self.already_quarantined,
+            **({"quarantined_by": self.by} if self.already_quarantined else {}),
             **self.report.as_dict(),
         }
 
@@ -107,7 +109,7 @@ def quarantine_source(
     def attempt(graph_revision: int) -> IncidentResult | None:
         row = _source_row(graph, source_id)
         if row["q"]:
-            return IncidentResult(source_id, _existing_incident(graph, source_id), True)
+            return IncidentResult(source_id, _existing_incident(graph, source_id), True, by=row.get("by"))
         if revision is not None and int(row["rev"]) != revision:
             raise StaleCorrectionPreview(f"source {source_id!r}", revision, int(row["rev"]))
         sg, out = _plan(graph, source_id)
@@ -136,7 +138,7 @@ def quarantine_source(
 def _source_row(graph: Graph, source_id: str) -> Row:
     rows = graph.read(
         "MATCH (s:Source {id: $sid}) RETURN coalesce(s.quarantined, false) AS q, coalesce(s.rev, 0) AS rev, "
-        "coalesce(s.title, left(s.text, 120)) AS title",
+        "coalesce(s.title, left(s.text, 120)) AS title, s.quarantined_by AS by",
         {"sid": source_id},
         name="memory.quarantine.source",
     )
@@ -170,3 +172,9 @@ def _existing_incident(graph: Graph, source_id: str) -> str | None:
         name="memory.quarantine.incident",
     )
     return rows[0]["id"] if rows else None
+
+
+def quarantined_by(graph: Graph, source_id: str) -> str | None:
+    """Who quarantined the source (None when it is not quarantined or nobody was recorded)."""
+    row = _source_row(graph, source_id)
+    return str(row["by"]) if row["q"] and row.get("by") else None
