@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rguard_core.activity import diff_paths, record_guard_run
+from rguard_core.activity import record_guard_run
 from rguard_core.errors import RGuardError
 from rguard_core.guard import Finding, run_guard
 from rguard_core.guard.feedback import FeedbackEntry, entries, give_feedback
@@ -44,7 +44,7 @@ def guard(inp: GuardInput, judge: str) -> None:
         st.error(page_message(e))
         return
     st.session_state["guard_run"] = GuardRun(inp, report)
-    record_guard_run(store.settings, report, "dashboard", diff_paths(inp.diff), inp.pr)
+    record_guard_run(store.settings, report, "dashboard", inp.pr)
     set_url_param("pr", str(inp.pr) if inp.pr is not None else None)
 
 

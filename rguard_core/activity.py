@@ -22,19 +22,17 @@ def _path(settings: Settings) -> Path:
     return settings.data_dir / "activity" / "guard.jsonl"
 
 
-def record_guard_run(
-    settings: Settings, report: GuardReport, where: str, paths: list[str] | None = None, pr: int | None = None
-) -> None:
+def record_guard_run(settings: Settings, report: GuardReport, where: str, pr: int | None = None) -> None:
     """Append one run; never raises for a full disk or a read-only data dir (the guard's answer matters more).
-    ``paths`` (the diff's files) and ``pr`` say which change it was, for the overview's list."""
+    The report's paths (the diff's files, as the guard parsed them) and ``pr`` say which change it was."""
     rec = {
         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "repo": report.repo,
         "verdict": report.verdict,
         "where": where,
         "pr": pr,
-        "paths": list(paths or [])[:MAX_PATHS],
-        "files": len(paths or []),
+        "paths": report.paths[:MAX_PATHS],
+        "files": len(report.paths),
         "findings": [
             {"label": f.label, "summary": f.summary[:120], "decision_id": f.decision_id} for f in report.findings[:5]
         ],
@@ -53,19 +51,6 @@ def record_guard_run(
 
 
 MAX_PATHS = 3  # files named per run; the count says how many more
-
-
-def diff_paths(diff: str | None) -> list[str]:
-    """The files a diff the guard judged changes (empty when it cannot be read: the record is a courtesy)."""
-    from .errors import DiffParseError
-    from .guard.diffparse import parse_diff
-
-    if not diff:
-        return []  # a --pr run: the record names the PR
-    try:
-        return parse_diff(diff).paths
-    except DiffParseError:
-        return []
 
 
 def run_subject(rec: JSONObject) -> str:

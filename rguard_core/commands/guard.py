@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..activity import diff_paths, record_guard_run
+from ..activity import record_guard_run
 from ..db import open_store
 from ..errors import DiffTooLarge, InvalidInput
 from ..feedback_keys import REVIEW_KINDS
@@ -79,7 +79,7 @@ def run_guard_cmd(args: argparse.Namespace) -> int:
     req = GuardRequest.of(args.repo, read_diff(args.diff), args.pr, args.judge)
     store = open_store()
     report = run_request(store, req)
-    record_guard_run(store.settings, report, "cli", diff_paths(req.diff), req.pr)  # the overview lists recent runs
+    record_guard_run(store.settings, report, "cli", req.pr)  # the overview lists recent runs
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.json:

@@ -173,6 +173,7 @@ class GuardReport:
     # candidates the judge looked at and cleared (decision_id, summary, why)
     cypher_params: list[JSONObject] = field(default_factory=list)
     cleared: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # the diff's files (the overview's record of the run)
 
     @property
     def fails_gate(self) -> bool:

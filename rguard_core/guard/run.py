@@ -155,6 +155,7 @@ def run_request(
         list(parsed.skipped_files),
         params,
         run.cleared,
+        list(parsed.paths),
     )
 
 
