@@ -35,6 +35,18 @@ WHERE f.path IN $paths OR t.previous_path IN $paths OR d.id IN $everywhere
 RETURN d.id AS decision, f.path AS path, t.previous_path AS previous_path, t.patch AS patch
 """
 
+# The size of each decision's whole change (every file its source touched, not only the diff's): what S10 reads a
+# revert's share against. Started from the decisions' id index, as PATCHES_Q.
+SIZES_Q = """
+MATCH (d:Decision) WHERE d.id IN $ids WITH d
+MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s
+OPTIONAL MATCH (s)<-[:ADDS]-(adder:PR)
+WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
+MATCH (p)-[t:TOUCHES]->(:File)
+RETURN d.id AS decision, sum(coalesce(t.additions, 0) + coalesce(t.deletions, 0)) AS lines
+"""
+
 REPO_URL_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.url AS url, r.full_name AS name"
 
 
@@ -90,6 +102,10 @@ def attach_patches(
         info.patches[r["path"]] = patch
         if r.get("previous_path"):
             info.patches.setdefault(r["previous_path"], patch)
+    for r in graph.read(SIZES_Q, {"ids": list(infos)}, name="decisions.sizes"):
+        info = infos.get(r["decision"])
+        if info is not None and r.get("lines"):
+            info.changed_lines = int(r["lines"])
 
 
 def _info(r: Row) -> DecisionInfo:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from .conditions import widens_guard
 from .decisive import (
@@ -34,7 +35,7 @@ from .judge_case import (
 from .model import DecisionInfo
 from .patterns import looks_like_pattern, narrows
 from .revert import LineUndo, line_edits, revert_of, undone_edits
-from .tokens import ChangeSet, bare, is_specific, literal_body, tokens, weight
+from .tokens import ChangeSet, bare, code_lines, file_kind, is_specific, literal_body, tokens, weight
 
 DECISIVE_MIN = 2.0  # weight of decision tokens a rewrite takes out or puts back at the decision's cuts
 DECISIVE_COVERAGE = 0.1
@@ -276,13 +277,36 @@ def _flip(diff_sets: dict[str, ChangeSet], info: DecisionInfo, touched: bool) ->
     words = {w.lower().strip("-") for w in re.findall(r"[A-Za-z0-9_-]+", text)}
     wanted = frozenset().union(*(g for k, g in FLIP_GROUPS.items() if k in words))
     out: list[str] = []
-    for cs in {id(c): c for c in diff_sets.values()}.values():
-        if cs.kind == "prose" or cs.test or weigh(cs.removed) + weigh(cs.added) > FLIP_MAX_CHANGE:
+    seen: set[int] = set()
+    for path, cs in diff_sets.items():
+        if id(cs) in seen or cs.kind == "prose" or cs.test or weigh(cs.removed) + weigh(cs.added) > FLIP_MAX_CHANGE:
             continue
-        # a flip replaces code; a new line that happens to hold the token (``if amount <= 0``) flips nothing
-        replaced = {t for rem, add in cs.blocks if rem for x in rem + add for t in tokens(x)}
+        seen.add(id(cs))
+        # a flip replaces code; a new line that happens to hold the token (``if amount <= 0``) flips nothing. And it
+        # replaces the decision's code: a line naming something the decision's change wrote or took out
+        # (axios's "type 'null' is not assignable to validateStatus" does not own `message: string | undefined`)
+        own = _decision_names(info.patches[path], path) if path in info.patches else None
+        replaced = {
+            t
+            for rem, add in cs.blocks
+            if rem and (own is None or any(" ".join(x.split()) in own or n in own for x in rem for n in tokens(x)))
+            for x in rem + add
+            for t in tokens(x)
+        }
         out += [t for t in list(cs.removed) + list(cs.added) if t in wanted and t in replaced and t not in out]
     return out
+
+
+@lru_cache(maxsize=1024)
+def _decision_names(patch: str, path: str) -> frozenset[str]:
+    """The names a change brought into a file (specific tokens, not literals, on the lines it added and on none it
+    took out or kept around them), and the lines it added (whitespace-normalised): a line it wrote is its own
+    whatever it names (``return None``). A name the file used already (``self``, ``app``) owns nothing."""
+    kind = file_kind(path)
+    lines = [(k, x) for h in patch_hunks(patch) for k, x in code_lines(h, kind)]
+    before = {t for k, x in lines if k != "+" for t in tokens(x)}
+    names = {t for k, x in lines if k == "+" for t in tokens(x) if is_specific(t) and not is_literal(t)} - before
+    return frozenset(names | {" ".join(x.split()) for k, x in lines if k == "+"})
 
 
 def _negations(case: Case) -> list[Negation]:

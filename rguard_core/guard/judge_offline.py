@@ -38,6 +38,7 @@ from .deprecation import DEPRECATION_RULE, deprecation_completed
 from .diffparse import patch_hunks
 from .exits import f2_not_final
 from .handlers import x2_caught
+from .in_passing import IN_PASSING_RULE, in_passing
 from .judge_bag import PINPOINT_COVERAGE, l1_overlap, l2_tests, l3_prose, overlap, u1_broad, u2_pinpoint
 from .judge_case import (
     Case,
@@ -55,10 +56,13 @@ from .judge_case import (
 from .judge_lines import a1_withdrawn, a2_text, f1_flip, g1_unguarded, n1_negated, only, rev1, rev2, rev3
 from .limits import k1_bypassed, k2_conditional, w1_disabled, w2_switched_off
 from .model import DecisionInfo, Judgement, Label
+from .overwritten import OVERWRITTEN_RULE, Removals, overwritten, removals
 from .paraphrase import c1_rejected, e1_eager
 from .rejected import x1_rejected
 from .restored import rev4_restored
 from .swaps import t1_swapped_back
+from .sweeping import SWEEPING_RULE, sweeping
+from .sweeping import why as sweeping_why
 from .tokens import ChangeSet
 
 __all__ = [
@@ -85,10 +89,12 @@ class OfflineJudge:
         self._vocab: dict[str, Counter[str]] = {}  # path -> in how many candidates' changes each token occurs
         self._writers: dict[str, dict[str, set[int]]] = {}  # path -> added line -> candidate changes adding it
         self._total: tuple[dict[str, ChangeSet], float] | None = None  # the diff's whole code change, once
+        self._removals: Removals = {}  # what each candidate's change took out of each file, and when (S11)
 
     def prepare(self, infos: list[DecisionInfo]) -> None:
         """Count, per file, how many of the candidate decisions' changes use each token (their context too):
         a token most changes to a file use is that file's vocabulary, not one decision's intent."""
+        self._removals = removals(infos)
         seen: set[tuple[str, int]] = set()
         for info in infos:
             for path, patch in info.patches.items():
@@ -123,6 +129,12 @@ class OfflineJudge:
         )
         found = [e for r in RULES if (e := r.detect(case)) is not None]
         j = policy(found, standing, info.stated, info.explained, info.stated_rule)
+        if j.label == "contradicts" and info.explained and sweeping(info):
+            held = policy(found, standing, info.stated, False, info.stated_rule)
+            if held.label != "contradicts":
+                why_s = sweeping_why(info)
+                kept = tuple(r for r in held.rules if r[0] != TITLE_ONLY_RULE)
+                return Judgement(held.label, held.score, f"{j.reason}; {why_s}", (*kept, (SWEEPING_RULE, why_s)))
         if j.label == "contradicts" and deprecation_completed(case):
             why = "the decision deprecated what the diff now removes, and the diff puts back nothing it replaced: the removal it announced, not its undo"
             return Judgement(
@@ -131,6 +143,17 @@ class OfflineJudge:
                 f"{j.reason}; {why}",
                 (*j.rules, (DEPRECATION_RULE, why)),
             )
+        for rule, why_not in (
+            (IN_PASSING_RULE, in_passing(case, j)),
+            (OVERWRITTEN_RULE, overwritten(case, self._removals) if j.label == "contradicts" else None),
+        ):
+            if why_not is not None:
+                return Judgement(
+                    "related",
+                    round(min(j.score, RELATED_MAX), 4),
+                    f"{j.reason}; {why_not}",
+                    (*j.rules, (rule, why_not)),
+                )
         return j
 
     def _decision_w(self, info: DecisionInfo) -> float:

@@ -90,6 +90,7 @@ class DecisionInfo:
     stated: bool = True  # its source states a choice (ingest/choice.py); False: only a revert of it warns (S7)
     stated_rule: str | None = None  # the choice.py rule (Q1-Q5) that found no stated choice
     explained: bool = True  # its text says more than a title (choice.py); False: overlap must be named (S8)
+    changed_lines: int | None = None  # lines its change added and removed in every file it touched (S10)
 
 
 @dataclass

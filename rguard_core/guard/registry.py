@@ -2,7 +2,7 @@
 registry). Four families:
 
   judge       the offline judge's detectors (``judge_offline.RULES``): what a finding's ``rules`` carry
-  policy      S1-S9, what turns the judge's evidence into a label (``judge_offline.policy``, ``run.stand_in``)
+  policy      S1-S12, what turns the judge's evidence into a label (``judge_offline.policy``, ``run.stand_in``)
   choice      Q1-Q5, a decision's source that states no choice (``ingest/choice.py``; ``stated_rule``)
   mechanical  M1-M8, a change that is a source, not a decision (``ingest/mechanical.py``)
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..ingest import choice, mechanical
-from . import deprecation, judge_offline, run
+from . import deprecation, in_passing, judge_offline, overwritten, run, sweeping
 
 type Family = Literal["judge", "policy", "choice", "mechanical"]
 FAMILIES: tuple[Family, ...] = ("judge", "policy", "choice", "mechanical")
@@ -103,6 +103,24 @@ _POLICY: tuple[tuple[str, str, str, str], ...] = (
         "deprecation-completed",
         "removing what a deprecation added, putting back nothing it replaced, completes the deprecation (related)",
         deprecation.__name__,
+    ),
+    (
+        in_passing.IN_PASSING_RULE,
+        "in-passing-revert",
+        "a decision that says little, whose lines the diff sets back only in small part of all it changed (its words naming none), is related",
+        in_passing.__name__,
+    ),
+    (
+        overwritten.OVERWRITTEN_RULE,
+        "overwritten",
+        "a decision whose lines in the diff's files a later change already took out is related: what the diff changes is no longer its own",
+        overwritten.__name__,
+    ),
+    (
+        sweeping.SWEEPING_RULE,
+        "sweeping-change",
+        "a decision whose change is sweeping (a rewrite, a major release) is held to what its words name, as a title alone (S8)",
+        sweeping.__name__,
     ),
 )
 _CHOICE_NAMES = {

@@ -148,6 +148,19 @@ def _holds(line: str, want: list[str]) -> bool:
     return n == 1 and re.search(r"(?<![\w.])" + re.escape(want[0]) + r"(?![\w])", line) is not None
 
 
+# What a line writes right after one of these it rules out or bounds: a version exclusion or bound
+# (python_requires='>=2.7,!=3.3.*' writes 2 and 3.3 to keep them out; flask's "Remove python 2.6 and 3.3
+# everywhere" is kept, not undone), a negated test.
+_EXCLUDING = re.compile(r"(?:!==?|[<>]=?|~=|\bnot(?:\s+in)?|\bexcept)\s*['\"]?\s*$")
+
+
+def _excluded(line: str, want: list[str]) -> bool:
+    """Every place the line writes ``want``'s first token follows an exclusion or a bound (``!=``, ``>=``,
+    ``not``, ``not in``)."""
+    hits = [m.start() for m in re.finditer(r"(?<![\w.])" + re.escape(want[0]) + r"(?![\w])", line)]
+    return bool(hits) and all(_EXCLUDING.search(line[:i]) for i in hits)
+
+
 def _count(lines: list[str], want: list[str]) -> int:
     return sum(_holds(x, want) for x in lines)
 
@@ -173,6 +186,8 @@ def brought_back(case: Case) -> list[Brought]:
                 added = [x for x in cs.added_lines if not _LOG_CALL.match(x)]  # a log line's words are a message
                 if _count(added, want) <= _count(cs.removed_lines, want):
                     continue  # the diff does not write it more than it already was
+                if all(_excluded(x, want) for x in added if _holds(x, want)):
+                    continue  # `!=3.3.*`, `not in (...)`: written to keep the rejected code out, not to bring it back
                 line = next(x for x in added if _holds(x, want))
                 out.append(Brought(c, line.strip(), path, lose.phrase, _block_weight(cs, line)))
     return out

@@ -16,6 +16,7 @@ Per hunk of the change, ``need`` is its telling added + removed lines and ``got`
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -257,7 +258,11 @@ def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str)
         for old, new, old_text, new_text in spelled:
             back, fro = _ratio(a, old), _ratio(r, new)
             if back >= LINE_ALIKE and fro >= LINE_ALIKE and back > _ratio(a, new) and fro > _ratio(r, old):
-                if not _edit_taken_out(diff, old_text, new_text) or _through_helper(diff, a_text, old_text):
+                if (
+                    not _edit_taken_out(diff, old_text, new_text)
+                    or not _old_put_back(a_text, old_text, new_text)
+                    or _through_helper(diff, a_text, old_text)
+                ):
                     continue
                 out.append(LineUndo(old_text.strip(), new_text.strip(), r_text.strip(), a_text.strip()))
                 break
@@ -275,6 +280,25 @@ def _edit_taken_out(diff: ChangeSet, before: str, after: str) -> bool:
     return not put_in or any(
         diff.removed[t] > 0 and t not in written and f'"{t}"' not in written and f"'{t}'" not in written for t in put_in
     )
+
+
+def _old_put_back(added: str, before: str, after: str) -> bool:
+    """A line turned back writes again something the edit took out of it: axios's "check for XMLHttpRequest, not
+    window" made ``typeof window`` into ``typeof XMLHttpRequest || typeof ActiveXObject``, and a diff that drops
+    only the ActiveXObject half (``else if (typeof XMLHttpRequest ...``) keeps the choice: ``window`` does not come
+    back. A part of a name counts (``round(...)`` back as ``round_money(...)``). An edit that took out no specific
+    token (it only added an argument) is judged by the lines alone."""
+    taken = [t for t in Counter(tokens(before)) - Counter(tokens(after)) if is_specific(t)]
+    if not taken:
+        return True
+    written = set(tokens(added))
+    parts = {w for t in written for w in _subwords(t)}
+    return any(t in written or t.lower() in parts for t in taken)
+
+
+def _subwords(tok: str) -> set[str]:
+    """The words of a name, lowercased: ``round_money`` -> round, money; ``XMLHttpRequest`` -> xml, http, request."""
+    return {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", tok)}
 
 
 def _through_helper(diff: ChangeSet, added: str, before: str) -> bool:
