@@ -118,6 +118,11 @@ class QueryLog:
         return out
 
 
+# How long a read of the server's limits is trusted before a query reads them again (Store.refresh_limits):
+# one GRAPH.CONFIG round trip per this many seconds at most, and whole-graph reads always read them first.
+LIMITS_TTL_S = 2.0
+
+
 class Store:
     """A connection to FalkorDB: the data dir's engine (engine/manager.py) or a server at ``FALKORDB_URL``.
 
@@ -131,6 +136,7 @@ class Store:
         self.timeout_ms = settings.query_timeout_ms
         self.result_cap: int | None = None
         self.notes: list[str] = []
+        self._limits_at = 0.0  # when the server's limits were last read (time.monotonic), for refresh_limits
         if settings.falkordb_url:
             self.target = redact_url(settings.falkordb_url)
             self.embedded = False
@@ -187,10 +193,36 @@ class Store:
         if cap is not None and cap > 0 and (self.result_cap is None or cap < self.result_cap):
             self.result_cap = cap
             self.notes.append(f"server caps results at {cap} rows (RESULTSET_SIZE); bulk reads page below it")
+        self._limits_at = time.monotonic()
         ceiling = self._config_get("TIMEOUT_MAX", db)
         if ceiling and 0 < ceiling < self.timeout_ms:
             self.notes.append(f"server TIMEOUT_MAX {ceiling} ms is below RGUARD_QUERY_TIMEOUT_MS; using {ceiling} ms")
             self.timeout_ms = ceiling
+
+    def refresh_limits(self, force: bool = False) -> None:
+        """Read the server's result cap again (at most every LIMITS_TTL_S unless ``force``): an operator may lower
+        it under a running process, and a failover may land on a node with the image's default of 10,000. A cap
+        read once at connect and trusted after that let a lowered cap pass short answers off as whole ones
+        (``memory status`` counted 1,000 of 8,793 claims). Both ends count: the primary and the read replica."""
+        if self.embedded or (not force and time.monotonic() - self._limits_at < LIMITS_TTL_S):
+            return
+        self._limits_at = time.monotonic()
+        dbs = {id(self._db): self._db, id(self.read_db): self.read_db}.values()
+        caps = [c for c in (self._config_get("RESULTSET_SIZE", db) for db in dbs) if c is not None]
+        if not caps:
+            return  # the server does not say (an old server): keep what connect found
+        if 0 in caps:
+            raise ConnectionFailed(
+                self.target,
+                "the server now returns no rows at all (RESULTSET_SIZE 0); set it to -1 (unlimited) or at least 1000",
+            )
+        positive = [c for c in caps if c > 0]
+        cap = min(positive) if positive else None
+        if cap != self.result_cap:
+            was = "no cap" if self.result_cap is None else f"{self.result_cap} rows"
+            now = "no cap" if cap is None else f"{cap} rows"
+            self.notes.append(f"server's result cap (RESULTSET_SIZE) changed from {was} to {now}")
+            self.result_cap = cap
 
     def _config_get(self, key: str, db: Any) -> int | None:
         try:
@@ -313,6 +345,7 @@ class Graph:
         """Run one statement; rows come back as dicts keyed by the RETURN aliases."""
         params = params or {}
         limit = timeout_ms or self.store.timeout_ms
+        self.store.refresh_limits()
         t0 = time.perf_counter()
         for attempt in (1, 2):
             try:
@@ -394,6 +427,7 @@ class Graph:
         On a server without a cap this is one read. With a cap, a chunk that still comes back at the cap is
         split in half and read again, down to one id; only then is the answer too big (ResultTruncated).
         """
+        self.store.refresh_limits(force=True)  # a read of many ids: the cap it pages below must be today's
         if self.store.result_cap is None or not ids:
             return self.read(cypher, {**(params or {}), key: list(ids)}, name=name) if ids else []
         out: list[Row] = []
@@ -415,6 +449,7 @@ class Graph:
         """Yield rows of an ORDER BY read page by page (SKIP/LIMIT), so big reads never load at once."""
         if "ORDER BY" not in cypher.upper():
             raise InvalidInput("paged reads need an ORDER BY so pages are stable")
+        self.store.refresh_limits(force=True)  # a whole-graph read: page below today's cap, not connect's
         cap = self.store.result_cap
         if cap is not None:
             page_size = max(1, min(page_size, cap - 1))

@@ -149,6 +149,37 @@ def test_read_only_queries_go_to_the_replica(server: Server, tmp_path: Path) -> 
         primary.stop()
 
 
+def test_a_cap_lowered_under_a_live_process_is_read_again_not_trusted(
+    server: Server, fresh_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator (or a failover) lowers RESULTSET_SIZE after connect: status and recompute must neither count
+    short nor write from half an answer, and a plain read at the new cap is an error, not a short list."""
+    import rguard_core.db as db
+
+    st = Store(Settings(falkordb_url=server.url()))
+    try:
+        g = st.repo_graph(DEMO_REPO)
+        assert st.result_cap == CAP
+        expected = status(fresh_store.repo_graph(DEMO_REPO))
+        lowered = 20
+        st._db.connection.execute_command("GRAPH.CONFIG", "SET", "RESULTSET_SIZE", lowered)
+        try:
+            monkeypatch.setattr(db, "LIMITS_TTL_S", 0.0)  # this test's reads come faster than the TTL
+            with pytest.raises(ResultTruncated, match=f"cap of {lowered}"):
+                g.read("MATCH (c:Claim) RETURN c.id AS id LIMIT 40")
+            assert st.result_cap == lowered and any(f"from {CAP} rows to {lowered} rows" in n for n in st.notes)
+            monkeypatch.setattr(db, "LIMITS_TTL_S", 3600.0)  # whole-graph reads read the cap again regardless
+            st.result_cap = CAP  # as if the process had connected before the change
+            assert status(g) == expected
+            st.result_cap = CAP
+            res = recompute(g)
+            assert res is not None and status(g) == expected, "a recompute under a lowered cap changed the graph"
+        finally:
+            st._db.connection.execute_command("GRAPH.CONFIG", "SET", "RESULTSET_SIZE", CAP)
+    finally:
+        st.close()
+
+
 def test_a_server_time_ceiling_below_ours_is_used(tmp_path: Path) -> None:
     s = Server(tmp_path, cap=None, timeout_max=700)
     try:

@@ -230,6 +230,7 @@ def _pages(graph: Graph, label: str, tail: str, what: str) -> Iterator[Row]:
 
     An id window is a direct label-and-id scan: no sort, no SKIP, so each page costs only its own rows.
     """
+    graph.store.refresh_limits(force=True)  # the window below must sit under today's cap, not connect's
     top = graph.read("MATCH (n) RETURN max(ID(n)) AS top", name="memory.all.top")
     last = top[0]["top"] if top else None
     if last is None:
