@@ -8,6 +8,7 @@ A read on a graph that does not exist yet returns no rows instead of raising.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import threading
 import time
@@ -118,6 +119,8 @@ class QueryLog:
         return out
 
 
+log = logging.getLogger(__name__)
+
 # How long a read of the server's limits is trusted before a query reads them again (Store.refresh_limits):
 # one GRAPH.CONFIG round trip per this many seconds at most, and whole-graph reads always read them first.
 LIMITS_TTL_S = 2.0
@@ -136,6 +139,7 @@ class Store:
         self.timeout_ms = settings.query_timeout_ms
         self.result_cap: int | None = None
         self.notes: list[str] = []
+        self._replica_down = False  # the read replica could not be reached: reads go to the primary
         self._limits_at = 0.0  # when the server's limits were last read (time.monotonic), for refresh_limits
         if settings.falkordb_url:
             self.target = redact_url(settings.falkordb_url)
@@ -162,13 +166,17 @@ class Store:
         read_url = settings.falkordb_read_url
         if read_url and not self.embedded:
             self.read_target = redact_url(read_url)
-            self.read_db = _connect(
-                self.read_target,
-                lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
-                self._client_kwargs(),
-                secret=_password(read_url),
-            )
-            self._check_server_settings(self.read_db)
+            try:
+                self.read_db = _connect(
+                    self.read_target,
+                    lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
+                    self._client_kwargs(),
+                    secret=_password(read_url),
+                )
+            except ConnectionFailed as e:
+                self.reads_from_primary(e.why)  # a replica down must not stop a command the primary can answer
+            else:
+                self._check_server_settings(self.read_db)
 
     def _client_kwargs(self) -> ClientOptions:
         from redis.backoff import NoBackoff
@@ -198,6 +206,16 @@ class Store:
         if ceiling and 0 < ceiling < self.timeout_ms:
             self.notes.append(f"server TIMEOUT_MAX {ceiling} ms is below RGUARD_QUERY_TIMEOUT_MS; using {ceiling} ms")
             self.timeout_ms = ceiling
+
+    def reads_from_primary(self, why: str) -> None:
+        """The read replica cannot be reached: send reads to the primary from now on, and say so once."""
+        if self._replica_down:
+            return
+        self._replica_down = True
+        self.read_db = self._db
+        note = f"read replica {getattr(self, 'read_target', '')} unreachable ({why}); reading from the primary"
+        self.notes.append(note)
+        log.warning("rguard: %s", note)
 
     def refresh_limits(self, force: bool = False) -> None:
         """Read the server's result cap again (at most every LIMITS_TTL_S unless ``force``): an operator may lower
@@ -361,6 +379,9 @@ class Graph:
                 if "empty key" in msg and read_only:
                     rows = []
                     break
+                if read_only and attempt == 1 and self.store.read_db is not self.store._db and _is_connection_error(e):
+                    self.store.reads_from_primary(_scrub(msg, None))  # the replica went away: the primary answers
+                    continue
                 if self.store.embedded and _is_connection_error(e):
                     # the engine was stopped or killed: start it again for this and later statements; a read is
                     # safe to repeat, a write is not (it may have been applied), so only a read is retried

@@ -78,6 +78,7 @@ class StoreError(RGuardError):
 class ConnectionFailed(StoreError):
     def __init__(self, target: str, cause: BaseException | str) -> None:
         self.target = target
+        self.why = str(cause)
         super().__init__(f"cannot reach FalkorDB at {target}: {cause}")
 
 

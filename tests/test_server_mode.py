@@ -149,6 +149,33 @@ def test_read_only_queries_go_to_the_replica(server: Server, tmp_path: Path) -> 
         primary.stop()
 
 
+def test_a_replica_that_is_down_sends_reads_to_the_primary_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    primary = Server(tmp_path / "p", cap=None)
+    replica = Server(tmp_path / "r", cap=None, replica_of=primary.port)
+    try:
+        st = Store(Settings(falkordb_url=primary.url(), falkordb_read_url=replica.url()))
+        g = st.graph("rguard_test_replica_down")
+        g.query("CREATE (:T {id: 'x'})")
+        replica.stop()  # gone mid-process: the next read falls back instead of failing the command
+        with caplog.at_level("WARNING", logger="rguard_core.db"):
+            assert g.read("MATCH (t:T) RETURN t.id AS id") == [{"id": "x"}]
+            assert g.read("MATCH (t:T) RETURN count(t) AS n") == [{"n": 1}]
+        assert [r.getMessage() for r in caplog.records].count(caplog.records[0].getMessage()) == 1
+        assert "reading from the primary" in caplog.records[0].getMessage()
+        assert any("unreachable" in n for n in st.notes)
+        st.close()
+        # down before the process starts: it connects and reads from the primary, saying so
+        st2 = Store(Settings(falkordb_url=primary.url(), falkordb_read_url=replica.url()))
+        assert st2.read_db is st2._db and any("reading from the primary" in n for n in st2.notes)
+        assert st2.graph("rguard_test_replica_down").read("MATCH (t:T) RETURN t.id AS id") == [{"id": "x"}]
+        st2.close()
+    finally:
+        replica.stop()
+        primary.stop()
+
+
 def test_a_cap_lowered_under_a_live_process_is_read_again_not_trusted(
     server: Server, fresh_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
