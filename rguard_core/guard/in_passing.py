@@ -20,7 +20,7 @@ from collections import Counter
 
 from .judge_case import Case
 from .model import Judgement
-from .revert import change_hunks, norm
+from .revert import _take, change_hunks, norm
 
 IN_PASSING_RULE = "S10"
 REVERT_FAMILY = frozenset({"REV1", "REV2", "REV3", "REV4"})
@@ -48,15 +48,6 @@ def whole_revert_share(case: Case) -> float | None:
             reverted += _take(taken, h.added) + _take(written, h.removed)
     total = max(info.changed_lines or 0, own)
     return reverted / total if total else None
-
-
-def _take(pool: Counter[str], lines: tuple[str, ...]) -> int:
-    n = 0
-    for x in lines:
-        if pool[x] > 0:
-            pool[x] -= 1
-            n += 1
-    return n
 
 
 def in_passing(case: Case, j: Judgement) -> str | None:
