@@ -45,8 +45,10 @@ class OfflineExtractor:
     def _decision_source(self, doc: SourceDoc, sents: list[Sentence]) -> Proposal:
         if doc.kind == "doc":
             return _adr(doc, sents)
-        alts = _alternatives([s for s in sents if s.start >= len(doc.title)])
-        alt_texts = {a.quote for a in alts}
+        alt_sents = [s for s in sents if s.start >= len(doc.title)]
+        alts = _alternatives(alt_sents)
+        # a sentence that names an alternative is not picked as the decision (nor as its rationale)
+        alt_texts = {s.text for s in [x for x in alt_sents if _ALTERNATIVE.search(x.text)][:MAX_ALTERNATIVES]}
         body = [s for s in sents if s.start >= len(doc.title)]
         scored = [(_decision_score(s.text), -i, s) for i, s in enumerate(body) if s.text not in alt_texts]
         scored = [x for x in scored if x[0] > 0]
@@ -95,8 +97,32 @@ def _decision_score(text: str) -> int:
     return hits * 2 + (1 if _REASON.search(text) else 0) if hits else 0
 
 
+# "X instead of Y" states X, the change's own choice, and rejects Y: the alternative is the clause from the cue on
+# (starlette #3307, "returns the full representation instead of treating the range as unsatisfiable", listed its
+# own fix as rejected). "Instead of Y, X" rejects what comes before the comma. Still a verbatim substring.
+MAX_ALTERNATIVES = 4  # per source
+_CONTRAST = re.compile(r"\b(?:instead of|rather than|as opposed to|over using)\b", re.I)
+_CLAUSE_END = re.compile(r";|\s[-\u2014]\s|,\s*(?:because|since|so|which|as|but)\b")
+ALT_CLAUSE_MIN = 12  # characters: a shorter clause ("instead of it") says too little on its own
+
+
+def _alternative(text: str) -> str:
+    """The part of a sentence that names what was rejected: the contrast clause, else the whole sentence."""
+    m = _CONTRAST.search(text)
+    if m is None:
+        return text
+    if m.start() == 0:
+        comma = text.find(",", m.end())
+        clause = text[:comma] if comma > 0 else text
+    else:
+        end = _CLAUSE_END.search(text, m.end())
+        clause = text[m.start() : end.start() if end else len(text)].rstrip(" .")
+    return clause if len(clause) >= ALT_CLAUSE_MIN else text
+
+
 def _alternatives(sents: list[Sentence]) -> list[Candidate]:
-    return [Candidate(s.text, s.text) for s in sents if _ALTERNATIVE.search(s.text)][:4]
+    out = [_alternative(s.text) for s in sents if _ALTERNATIVE.search(s.text)][:MAX_ALTERNATIVES]
+    return [Candidate(x, x) for x in out]
 
 
 def _adr(doc: SourceDoc, sents: list[Sentence]) -> Proposal:
