@@ -363,3 +363,75 @@ def test_guard_warns_on_a_contradicting_diff_with_receipts(browser: WebDriver, a
     text = body_text(browser)
     assert "CONTRADICTS" in text and "Who to ask" in text and "Cypher it ran" in text
     shot(browser, "guard-warn")
+
+
+# WCAG contrast of each element's text over what is drawn behind it (translucent tints composited down to the
+# first opaque background), and the luminance of the page itself.
+CONTRAST = """
+const rgba = s => { const m = (s || '').match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+  const p = m[1].split(',').map(x => parseFloat(x)); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const over = (el, top) => { const layers = top ? [top] : [];
+  for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor);
+    if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
+  let out = [255, 255, 255];
+  for (let i = layers.length - 1; i >= 0; i--) { const [r, g, b, a] = layers[i];
+    out = [r * a + out[0] * (1 - a), g * a + out[1] * (1 - a), b * a + out[2] * (1 - a)]; }
+  return out; };
+const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const app = document.querySelector('[data-testid="stApp"]');
+const out = {page: lum(over(app)), boxes: []};
+for (const el of document.querySelectorAll(arguments[0])) {
+  const bg = over(el); const fg = rgba(getComputedStyle(el).color);
+  out.boxes.push(ratio(over(el, fg), bg));
+}
+return out;
+"""
+READABLE = 4.5  # WCAG AA for body text
+
+
+def test_quotes_and_diff_lines_read_in_dark_mode(browser: WebDriver, app_url: str) -> None:
+    """With the browser in dark mode (Streamlit follows it), the source-quote box and the Guard page's diff lines
+    keep readable contrast: they used fixed light backgrounds under light text (issue 23, item 1)."""
+    from pathlib import Path
+
+    from rguard_core.evaluation.cases import load_cases
+
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
+    try:
+        browser.get(app_url + "/")
+        settle(browser)
+        go(browser, app_url, "Decision graph")
+        type_into(browser, "Find", "unknown cost")  # focuses and selects a decision: its source text, quoted
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'div[style*="max-height:300px"]'), "the quote box")
+        seen = browser.execute_script(CONTRAST, 'div[style*="max-height:300px"]')
+        assert seen["page"] < 0.2, f"the page is not in dark mode (luminance {seen['page']:.2f})"
+        assert seen["boxes"] and min(seen["boxes"]) >= READABLE, seen
+        shot(browser, "dark-quote-box")
+        cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
+        diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
+        go(browser, app_url, "Guard")
+        area = wait_for(
+            lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
+            "the diff box",
+        )[0]
+        area.click()
+        area.send_keys(diff)
+        wait_for(
+            lambda: next(
+                (b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard"), None
+            ),
+            "the Guard button",
+        ).click()
+        wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
+        settle(browser)
+        rows = 'div[style*="white-space:pre-wrap"]'
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, rows), "the diff lines")
+        seen = browser.execute_script(CONTRAST, rows)
+        assert seen["page"] < 0.2 and seen["boxes"] and min(seen["boxes"]) >= READABLE, seen
+        shot(browser, "dark-guard-diff-lines")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
