@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..db import Graph
 from ..jsontypes import JSONObject, Row
 from .model import DecisionInfo
+from .revert import change_hunks
+from .tokens import file_kind, is_test_path
 
 MAX_PATCH_CHARS = 60_000  # one stored patch; longer ones are cut at a hunk boundary
 
@@ -46,6 +48,21 @@ WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
 MATCH (p)-[t:TOUCHES]->(:File)
 RETURN d.id AS decision, sum(coalesce(t.additions, 0) + coalesce(t.deletions, 0)) AS lines
 """
+
+# The decision's hunks on every other file (not the diff's): what it took out there tells whether the lines it
+# wrote in the diff's files were moved from elsewhere (S13). Read only for decisions of at most MOVED_MAX_LINES
+# changed lines: a move worth the name is small, and the patches of a sweeping change are not worth the read.
+OTHERS_Q = """
+MATCH (d:Decision) WHERE d.id IN $ids WITH d
+MATCH (s:Source) WHERE s.id = d.source_id
+WITH d, s
+OPTIONAL MATCH (s)<-[:ADDS]-(adder:PR)
+WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
+MATCH (p)-[t:TOUCHES]->(f:File)
+WHERE NOT f.path IN $paths AND (t.previous_path IS NULL OR NOT t.previous_path IN $paths)
+RETURN d.id AS decision, f.path AS path, t.patch AS patch
+"""
+MOVED_MAX_LINES = 600
 
 REPO_URL_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.url AS url, r.full_name AS name"
 
@@ -106,6 +123,16 @@ def attach_patches(
         info = infos.get(r["decision"])
         if info is not None and r.get("lines"):
             info.changed_lines = int(r["lines"])
+    small = [i for i, x in infos.items() if i not in everywhere and (x.changed_lines or 0) <= MOVED_MAX_LINES]
+    if small:
+        for r in graph.read(OTHERS_Q, {"ids": small, "paths": paths}, name="decisions.others"):
+            info = infos.get(r["decision"])
+            path = r.get("path") or ""
+            if info is None or not r.get("patch") or is_test_path(path) or file_kind(path) == "prose":
+                continue
+            taken = frozenset(x for h in change_hunks(_bounded(r["patch"]), path) for x in h.removed)
+            if taken:
+                info.removed_elsewhere[path] = taken
 
 
 def _info(r: Row) -> DecisionInfo:

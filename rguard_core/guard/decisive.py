@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import cast
 
 from .tokens import _IMPORT, ChangeSet, _blocks, code_lines, code_string, file_kind, is_specific, literal_body, weight
 
@@ -75,8 +76,9 @@ class DecisionLine:
 
     @property
     def condition(self) -> bool:
-        """Does the line decide something (a comparison, a boolean operator, an ``if``/``while``/``assert``)?"""
-        return bool(CONDITION_TOKENS & set(self.tokens))
+        """Does the line decide something (a comparison, a boolean operator, an ``if``/``while``/``assert``)?
+        The angle brackets of a type's parameters (``AxiosResponse<T = never>``) compare nothing."""
+        return bool(condition_tokens(self.tokens) & set(self.tokens))
 
 
 @dataclass
@@ -307,7 +309,24 @@ def _reshapes(dl: DecisionLine, new: list[str]) -> bool:
     is not its statement."""
     if not dl.own or not dl.tokens or dl.tokens[0] in DEFINITIONS or dl.tokens[0] == "@":
         return False
-    return dl.condition or any(t[0].isdigit() or t in CONDITION_TOKENS for t in new)
+    cond = condition_tokens(dl.tokens)
+    return dl.condition or any(t[0].isdigit() or t in cond for t in new)
+
+
+_ANGLES = frozenset({"<", ">"})
+
+
+def condition_tokens(toks: list[str]) -> frozenset[str]:
+    """CONDITION_TOKENS, less ``<``/``>`` on a line where they pair up, each ``<`` right after a name: type
+    parameters (``interface AxiosResponse<T = never, D = any>``, ``Promise<R>``), not comparisons."""
+    opens = [i for i, t in enumerate(toks) if t == "<"]
+    if (
+        opens
+        and len(opens) == toks.count(">")
+        and all(i and (toks[i - 1][0].isalnum() or toks[i - 1][0] in "_$") for i in opens)
+    ):
+        return CONDITION_TOKENS - _ANGLES
+    return CONDITION_TOKENS
 
 
 def _same_meaning(old: list[str], new: list[str], after: list[str], renames: dict[str, str]) -> bool:
@@ -315,7 +334,16 @@ def _same_meaning(old: list[str], new: list[str], after: list[str], renames: dic
     qualifier for the same attribute (``hmac.compare_digest`` -> ``secrets.compare_digest``: a drop-in)."""
     if len(old) == len(new) and all(renames.get(a) == b for a, b in zip(old, new, strict=True) if a != b):
         return True
+    if _marker_renamed(old, new):
+        return True
     return len(old) == len(new) == 1 and after == ["."] and old[0].isidentifier() and new[0].isidentifier()
+
+
+def _marker_renamed(old: list[str], new: list[str]) -> bool:
+    """A private field renamed by its marker only (zod's "Remove usage of private fields": ``#cache`` ->
+    ``_cache``): the same name, the same use."""
+    a, b = "".join(old), "".join(new)
+    return a != b and a.lstrip("#_") == b.lstrip("#_") != "" and a.lstrip("#_").isidentifier()
 
 
 def _drop_extended(taken: list[str], new: list[str]) -> tuple[list[str], list[str]]:
@@ -480,17 +508,31 @@ class Negation:
     swapped: list[tuple[str, str]]
 
 
+def _polar_added(diff: ChangeSet) -> list[tuple[str, list[str], list[str]]]:
+    """The diff's added lines holding a polar word, with their tokens and canonical tokens: read once per diff
+    file, however many decisions are judged against it (a 100-file diff, 40 candidates)."""
+
+    def find() -> list[tuple[str, list[str], list[str]]]:
+        out = []
+        for line in diff.added_lines:
+            toks = fine_tokens(line)
+            if any(t.lower() in _POLAR for t in toks):
+                out.append((line, toks, [_CANON.get(t.lower(), t.lower()) for t in toks]))
+        return out
+
+    return cast(list[tuple[str, list[str], list[str]]], diff.once("polar_added", find))
+
+
 def negations(diff: ChangeSet, lines: dict[str, DecisionLine]) -> list[Negation]:
     """Added lines equal (NEGATION_MIN alike) to a decision line once one word is swapped for its opposite."""
     if not lines or diff.kind == "prose" or diff.test:
         return []
+    added = _polar_added(diff)
+    if not added:
+        return []
     polar_lines = [(k, dl) for k, dl in lines.items() if any(t.lower() in _POLAR for t in dl.tokens)]
     out: list[Negation] = []
-    for line in diff.added_lines:
-        toks = fine_tokens(line)
-        if not any(t.lower() in _POLAR for t in toks):
-            continue
-        canon = [_CANON.get(t.lower(), t.lower()) for t in toks]
+    for line, toks, canon in added:
         for key, dl in polar_lines:
             sm = SequenceMatcher(None, [_CANON.get(t.lower(), t.lower()) for t in dl.tokens], canon, autojunk=False)
             if sm.ratio() < NEGATION_MIN:

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .judge_case import Case, Evidence, Overlap, by_weight, is_literal, listing, weigh
+from .ownership import touches_own
 from .tokens import ChangeSet, bare, is_specific, literal_body, weight
 
 UNDO_MIN = 2.0
@@ -39,7 +40,7 @@ def overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> O
     return Overlap(
         undo,
         same,
-        weigh(d.removed) + weigh(d.added),
+        d.change_w,
         role,
         raw,
         d.code_w,
@@ -142,6 +143,8 @@ def u1_broad(case: Case) -> Evidence | None:
     # its place; taking the decision's code out for new code of one's own is a rewrite (related at most)
     if not b.restored_w and b.novel_w > NOVEL_MAX * b.taken_w:
         return None
+    if not case.remote and not touches_own(case):
+        return None  # the tokens match, the lines are not the decision's (ownership.py)
     return Evidence(
         "U1",
         _bag_score(case, b.coverage, b.kept_w),
@@ -168,6 +171,8 @@ def u2_pinpoint(case: Case) -> Evidence | None:
         )
     ):
         return None
+    if not touches_own(case) or _only_recounted(case, b.raw_specific):
+        return None
     return Evidence(
         "U2",
         _bag_score(case, b.raw_cov, max(b.kept_w, weigh(b.raw))),
@@ -178,6 +183,22 @@ def u2_pinpoint(case: Case) -> Evidence | None:
         weigh(b.raw) / case.decision_w,
         any(is_literal(t) for t in b.raw_specific),
     )
+
+
+def _only_recounted(case: Case, toks: tuple[str, ...]) -> bool:
+    """Every token of a pinpoint undo is still written where the diff writes (a name it takes out of one line
+    stays on the line it writes in its place), or was already on a line it takes out (a put-back that is only
+    moved): the count changed, nothing went or came back. zod's "Fix brand" took ``& BRAND<B>`` out of a type's
+    input and kept ``BRAND<B>`` in its output; "BRAND Record to Non Partial" had written another ``BRAND``."""
+    sets = [cs for p, cs in case.diff_sets.items() if p in case.info.patches and not cs.test and cs.kind != "prose"]
+    if not toks or not sets:
+        return False
+    for t in toks:
+        gone = any(cs.removed[t] > 0 and t not in cs.added_tokens for cs in sets)
+        back = any(cs.added[t] > 0 and t not in cs.removed_tokens for cs in sets)
+        if gone or back:
+            return False
+    return True
 
 
 def l1_overlap(case: Case) -> Evidence | None:

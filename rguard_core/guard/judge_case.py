@@ -55,6 +55,7 @@ def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
         if f.binary or not f.hunks:
             continue
         cs = change_set([h.lines for h in f.hunks], f.path)
+        cs.deleted = f.status == "removed"
         for p in f.paths:
             out[p] = cs
     renames = diff_renames(out)
@@ -189,26 +190,58 @@ def diff_renames(diff_sets: dict[str, ChangeSet]) -> dict[str, str]:
     return out
 
 
-def named_tokens(diff_sets: dict[str, ChangeSet], info: DecisionInfo) -> list[str]:
-    """Code tokens the diff changes that the decision's quote, summary or title names.
-
-    Only what reads as code counts: text in backticks, literals, or identifiers with ``_``, digits or inner
-    capitals; a plain English word (``session``) that happens to be an identifier does not.
-    """
-    text = " ".join((info.quote, info.summary, info.source_title))
-    ticked = " ".join(re.findall(r"`([^`]+)`", text))
-    out = []
+def diff_keys(diff_sets: dict[str, ChangeSet]) -> list[tuple[str, bool]]:
+    """The diff's changed code tokens a decision's words could name, once per diff: (bare key, reads as code),
+    first occurrence order, each key once."""
+    out: dict[str, bool] = {}
     for cs in {id(c): c for c in diff_sets.values()}.values():
         if cs.kind == "prose" or cs.test:
             continue
         for t in list(cs.removed) + list(cs.added):
             key = bare(t)
-            if not is_specific(t) or len(key) < 3 or key in out:
-                continue
-            pattern = r"(?<![\w/.-])" + re.escape(key) + r"(?![\w/-])"
-            if re.search(pattern, ticked) or (code_like(t) and re.search(pattern, text)):
-                out.append(key)
-    return out
+            if is_specific(t) and len(key) >= 3:
+                out[key] = out.get(key, False) or code_like(t)
+    return list(out.items())
+
+
+_SEGMENT = re.compile(r"[\w/.-]+")
+_KEY_CHARS = re.compile(r"^[\w/.-]+$")
+
+
+@lru_cache(maxsize=4096)
+def _named_keys(text: str) -> frozenset[str]:
+    """Every key ``(?<![\\w/.-])key(?![\\w/-])`` finds in ``text`` that is made of ``[\\w/.-]`` only: a run of those
+    characters cut at its end or before one of its dots (``hmac.compare_digest`` names ``hmac`` and itself)."""
+    out: set[str] = set()
+    for m in _SEGMENT.finditer(text):
+        seg = m.group(0)
+        out.add(seg)
+        out.update(seg[:i] for i, c in enumerate(seg) if c == "." and i)
+    return frozenset(out)
+
+
+def _names(text: str, key: str) -> bool:
+    if _KEY_CHARS.match(key):
+        return key in _named_keys(text)
+    return re.search(r"(?<![\w/.-])" + re.escape(key) + r"(?![\w/-])", text) is not None
+
+
+def named_tokens(
+    diff_sets: dict[str, ChangeSet], info: DecisionInfo, keys: list[tuple[str, bool]] | None = None
+) -> list[str]:
+    """Code tokens the diff changes that the decision's quote, summary or title names.
+
+    Only what reads as code counts: text in backticks, literals, or identifiers with ``_``, digits or inner
+    capitals; a plain English word (``session``) that happens to be an identifier does not. ``keys``: the diff's
+    ``diff_keys``, when the caller judges many decisions against one diff.
+    """
+    text = " ".join((info.quote, info.summary, info.source_title))
+    ticked = " ".join(re.findall(r"`([^`]+)`", text))
+    return [
+        key
+        for key, code in (diff_keys(diff_sets) if keys is None else keys)
+        if _names(ticked, key) or (code and _names(text, key))
+    ]
 
 
 def words_name(text: str, tok: str) -> bool:

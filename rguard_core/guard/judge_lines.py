@@ -33,6 +33,7 @@ from .judge_case import (
     words_name,
 )
 from .model import DecisionInfo
+from .ownership import decision_names
 from .patterns import looks_like_pattern, narrows
 from .revert import LineUndo, line_edits, revert_of, undone_edits
 from .tokens import ChangeSet, bare, code_lines, file_kind, is_specific, literal_body, tokens, weight
@@ -41,6 +42,7 @@ DECISIVE_MIN = 2.0  # weight of decision tokens a rewrite takes out or puts back
 DECISIVE_COVERAGE = 0.1
 DECISIVE_PINPOINT = 0.5  # a small edit that is mostly a rewrite of decision lines
 PROSE_QUOTE_MIN = 3  # distinct quote words taken out of the decision's own prose lines
+CONDITION_JOINERS = frozenset({"and", "or", "&&", "||"})  # D3 that inserts only these restates conditions
 FLIP_MAX_CHANGE = 12.0  # a flip is a small, targeted edit
 FLIP_GROUPS: dict[str, frozenset[str]] = {
     "none": frozenset({"None", "null", "nil", "undefined", "NULL", "nullptr"}),
@@ -153,6 +155,8 @@ def _decisive(case: Case) -> Evidence | None:
         if x
     )
     rule = "D4" if any(e.exit_removed for e in edits) else "D2" if back else "D1" if taken else "D3"
+    if rule == "D3" and into and all(t in CONDITION_JOINERS for t in into):
+        return None  # conditions joined, none added: flask's ``if json_available:`` folded into ``x = a and b``
     took = [t for e in edits for t in e.taken if is_specific(t)]
     put = [t for e in edits for t in e.replaced_by + e.inserted if is_specific(t)]
     # numbers only (a query or a key format in a string is behaviour, BAG3), on lines where the decision itself
@@ -285,28 +289,34 @@ def _flip(diff_sets: dict[str, ChangeSet], info: DecisionInfo, touched: bool) ->
         # a flip replaces code; a new line that happens to hold the token (``if amount <= 0``) flips nothing. And it
         # replaces the decision's code: a line naming something the decision's change wrote or took out
         # (axios's "type 'null' is not assignable to validateStatus" does not own `message: string | undefined`)
-        own = _decision_names(info.patches[path], path) if path in info.patches else None
-        replaced = {
-            t
+        # A file the decision never touched holds none of its code (flask's merge flipped a teardown's
+        # ``exc=None`` in ctx.py; "Set TEMPLATE_AUTO_RELOAD default value to None" changed only app.py).
+        if path not in info.patches:
+            continue
+        own = decision_names(info.patches[path], path)
+        blocks = [
+            (rem, add)
             for rem, add in cs.blocks
-            if rem and (own is None or any(" ".join(x.split()) in own or n in own for x in rem for n in tokens(x)))
-            for x in rem + add
-            for t in tokens(x)
-        }
-        out += [t for t in list(cs.removed) + list(cs.added) if t in wanted and t in replaced and t not in out]
+            if rem and any(" ".join(x.split()) in own or n in own for x in rem for n in tokens(x))
+        ]
+        taken = {t for rem, _ in blocks for x in rem for t in tokens(x)}
+        written = {t for _, add in blocks for x in add for t in tokens(x)}
+        # and it flips against the decision: takes the named value out of those lines, or writes one the decision
+        # took out. flask's "when the host/port argument is None, it will use its default" is not flipped by a
+        # later ``def run(self, host=None, port=None)``: that writes the None it reads, which it never removed.
+        cut = _cut_tokens(info.patches[path], path)
+        flipped = [t for t in cs.removed if t in wanted and t in taken] + [
+            t for t in cs.added if t in wanted and t in written and t in cut
+        ]
+        out += [t for t in flipped if t not in out]
     return out
 
 
 @lru_cache(maxsize=1024)
-def _decision_names(patch: str, path: str) -> frozenset[str]:
-    """The names a change brought into a file (specific tokens, not literals, on the lines it added and on none it
-    took out or kept around them), and the lines it added (whitespace-normalised): a line it wrote is its own
-    whatever it names (``return None``). A name the file used already (``self``, ``app``) owns nothing."""
+def _cut_tokens(patch: str, path: str) -> frozenset[str]:
+    """Every token on the code lines a change took out."""
     kind = file_kind(path)
-    lines = [(k, x) for h in patch_hunks(patch) for k, x in code_lines(h, kind)]
-    before = {t for k, x in lines if k != "+" for t in tokens(x)}
-    names = {t for k, x in lines if k == "+" for t in tokens(x) if is_specific(t) and not is_literal(t)} - before
-    return frozenset(names | {" ".join(x.split()) for k, x in lines if k == "+"})
+    return frozenset(t for h in patch_hunks(patch) for k, x in code_lines(h, kind) if k == "-" for t in tokens(x))
 
 
 def _negations(case: Case) -> list[Negation]:

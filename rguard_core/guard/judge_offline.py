@@ -34,8 +34,10 @@ from ..ingest.choice import RULES as CHOICE_RULES
 from .behaviour import b1_bypassed, g2_gated, g3_defaulted
 from .conditions import k3_narrowed, k4_relaxed
 from .decisive import DecisionLine, LineEdit, decisive_edits
+from .dependencies import DEPENDENCY_RULE, unnamed_dependencies
 from .deprecation import DEPRECATION_RULE, deprecation_completed
 from .diffparse import patch_hunks
+from .dropped import DROPPED_RULE, dropped_with_file
 from .exits import f2_not_final
 from .handlers import x2_caught
 from .in_passing import IN_PASSING_RULE, in_passing
@@ -46,6 +48,7 @@ from .judge_case import (
     JudgeRule,
     Overlap,
     diff_change_sets,
+    diff_keys,
     diff_renames,
     kind_matches,
     named_tokens,
@@ -56,6 +59,7 @@ from .judge_case import (
 from .judge_lines import a1_withdrawn, a2_text, f1_flip, g1_unguarded, n1_negated, only, rev1, rev2, rev3
 from .limits import k1_bypassed, k2_conditional, w1_disabled, w2_switched_off
 from .model import DecisionInfo, Judgement, Label
+from .moved import MOVED_RULE, moved_on
 from .overwritten import OVERWRITTEN_RULE, Removals, overwritten, removals
 from .paraphrase import c1_rejected, e1_eager
 from .rejected import x1_rejected
@@ -90,6 +94,7 @@ class OfflineJudge:
         self._writers: dict[str, dict[str, set[int]]] = {}  # path -> added line -> candidate changes adding it
         self._total: tuple[dict[str, ChangeSet], float] | None = None  # the diff's whole code change, once
         self._removals: Removals = {}  # what each candidate's change took out of each file, and when (S11)
+        self._keys: list[tuple[str, bool]] = []  # the diff's tokens a decision's words could name, once per diff
 
     def prepare(self, infos: list[DecisionInfo]) -> None:
         """Count, per file, how many of the candidate decisions' changes use each token (their context too):
@@ -115,13 +120,14 @@ class OfflineJudge:
         edits = [] if remote else self._edits(diff_sets, info)
         if self._total is None or self._total[0] is not diff_sets:
             self._total = (diff_sets, total_weight(diff_sets))
+            self._keys = diff_keys(diff_sets)
         case = Case(
             diff_sets,
             info,
             local,
             remote,
             edits,
-            named_tokens(diff_sets, info),
+            named_tokens(diff_sets, info, self._keys),
             self._vocab,
             lambda path, patch: self._lines(info.source_id, path, patch),
             total_w=self._total[1],
@@ -146,6 +152,9 @@ class OfflineJudge:
         for rule, why_not in (
             (IN_PASSING_RULE, in_passing(case, j)),
             (OVERWRITTEN_RULE, overwritten(case, self._removals) if j.label == "contradicts" else None),
+            (MOVED_RULE, moved_on(case, j)),
+            (DROPPED_RULE, dropped_with_file(case, j)),
+            (DEPENDENCY_RULE, unnamed_dependencies(case, j)),
         ):
             if why_not is not None:
                 return Judgement(

@@ -91,6 +91,8 @@ class DecisionInfo:
     stated_rule: str | None = None  # the choice.py rule (Q1-Q5) that found no stated choice
     explained: bool = True  # its text says more than a title (choice.py); False: overlap must be named (S8)
     changed_lines: int | None = None  # lines its change added and removed in every file it touched (S10)
+    # path -> the telling lines (normalised) its change took out of product files the diff does not touch (S13)
+    removed_elsewhere: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass

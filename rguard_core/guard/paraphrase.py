@@ -75,6 +75,7 @@ def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str
     """Modules a change made lazy: it moved a top-level import into a function (removed the one, added the
     other), or added an import inside a function while its words speak of lazy/deferred/circular imports."""
     removed_top: set[str] = set()
+    removed_inner: set[str] = set()
     added_inner: set[str] = set()
     added_top: set[str] = set()
     for h in hunks:
@@ -83,11 +84,18 @@ def lazy_modules(hunks: list[list[tuple[str, str]]], words: str = "") -> set[str
             if mod is None or not mod[1]:
                 continue
             indent, name = mod
-            if k == "-" and not indent:
-                removed_top.add(name)
+            if k == "-":
+                (removed_inner if indent else removed_top).add(name)
             elif k == "+":
                 (added_inner if indent else added_top).add(name)
-    moved = {m for m in removed_top if any(_same_module(m, x) for x in added_inner)}
+    # The module now imported inside a function, when a top-level import of it (or its package) went and it was
+    # not imported inside a function already: flask's "Switch to explicit Werkzeug imports" rewrote an inner
+    # ``from werkzeug import run_simple`` as ``from werkzeug.serving import run_simple`` and made nothing lazy.
+    moved = {
+        x
+        for x in added_inner
+        if any(_same_module(m, x) for m in removed_top) and not any(_same_module(r, x) for r in removed_inner)
+    }
     said = added_inner | removed_top if _LAZY_WORDS.search(words) else set()
     return (moved | said) - added_top
 

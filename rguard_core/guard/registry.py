@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..ingest import choice, mechanical
-from . import deprecation, in_passing, judge_offline, overwritten, run, sweeping
+from . import dependencies, deprecation, dropped, in_passing, judge_offline, moved, overwritten, run, sweeping
 
 type Family = Literal["judge", "policy", "choice", "mechanical"]
 FAMILIES: tuple[Family, ...] = ("judge", "policy", "choice", "mechanical")
@@ -121,6 +121,24 @@ _POLICY: tuple[tuple[str, str, str, str], ...] = (
         "sweeping-change",
         "a decision whose change is sweeping (a rewrite, a major release) is held to what its words name, as a title alone (S8)",
         sweeping.__name__,
+    ),
+    (
+        moved.MOVED_RULE,
+        "moved-on",
+        "lines a decision only moved into the diff's files, taken out again without being put back where they came from, are related: the move goes on, nothing is undone",
+        moved.__name__,
+    ),
+    (
+        dropped.DROPPED_RULE,
+        "dropped-with-file",
+        "a decision's edit to files the diff deletes whole (files it did not create) is related: it goes with the file, not undone on its own",
+        dropped.__name__,
+    ),
+    (
+        dependencies.DEPENDENCY_RULE,
+        "unnamed-dependency",
+        "a contradiction standing only on dependency versions in a manifest, none of which the decision's words name, is related: an upgrade or a downgrade, not its undo",
+        dependencies.__name__,
     ),
 )
 _CHOICE_NAMES = {

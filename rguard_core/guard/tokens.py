@@ -22,7 +22,12 @@ _TOKEN = re.compile(
 _STRING_OR_HASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|#""")
 _STRING_OR_SLASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|//""")
 _STRING_OR_DASH = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|--""")
-_IMPORT = re.compile(r"^\s*(?:import|from\s+[\w.]+\s+import|#\s*include|using|use|require)\b")
+# import lines, CommonJS ``var settle = require('./settle')`` too: they follow code changes and file moves
+# (axios's "Moving settle & transformData from helpers/ -> core/" rewrote every require of them)
+_IMPORT = re.compile(
+    r"^\s*(?:import|from\s+[\w.]+\s+import|#\s*include|using|use|require)\b"
+    r"|^\s*(?:var|let|const)\s+(?:[\w$]+|\{[^}]*\})\s*=\s*require\(\s*['\"][^'\"]+['\"]\s*\)[\s;,]*$"
+)
 _TRIPLE = re.compile(r'^[rbuRBU]{0,2}("""|\'\'\')')
 
 HASH_COMMENTS = frozenset(
@@ -70,7 +75,30 @@ _SUPPORT_PATH = re.compile(
     r"|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|requirements[\w.-]*\.(?:txt|in)"
     r"|constraints[\w.-]*\.txt|[\w.-]+\.workspace\.[cm]?[jt]s)$"
     r"|(?:^|/)requirements/[^/]+\.(?:txt|in)$"
+    # build scripts at the repository's root (zod's deno-build.mjs lists the tests a Deno build skips)
+    r"|^[\w.-]*build[\w.-]*\.[cm]?[jt]s$"
+    # coverage reports and badges a CI job regenerates (zod's coverage.svg changes with every test run)
+    r"|(?:^|/)(?:coverage|badges?)[\w.-]*\.(?:svg|json|xml|lcov)$|(?:^|/)(?:coverage|badges)/"
 )
+
+
+# A compiler's or bundler's output checked in (tsc's ``exports.__esModule``, its ``__extends`` helper, babel's
+# interop helper, webpack's banner): its lines restate source kept elsewhere, so it is not the product either.
+# zod's "Added files" committed tsc's output beside the .ts it came from; "Removed js" took it out again.
+_EMITTED_SUFFIXES = (".js", ".cjs", ".mjs")
+_EMITTED = re.compile(
+    r"exports\.__esModule\s*=|Object\.defineProperty\(exports,\s*[\"']__esModule"
+    r"|\(this && this\.__(?:extends|awaiter|generator|importDefault|importStar|assign|decorate|rest)\)"
+    r"|^//# sourceMappingURL=|function _interopRequireDefault\(obj\)|^/\*{6}/"
+)
+EMITTED_SCAN_LINES = 60  # the helpers open a file: the first lines of each hunk are enough
+
+
+def is_emitted(path: str, hunks: list[list[tuple[str, str]]]) -> bool:
+    """A JavaScript file whose lines (any hunk's first ones) carry a compiler's or bundler's marks."""
+    if not path.endswith(_EMITTED_SUFFIXES):
+        return False
+    return any(_EMITTED.search(x.strip()) for h in hunks for _, x in h[:EMITTED_SCAN_LINES])
 
 
 def is_test_path(path: str) -> bool:
@@ -220,6 +248,7 @@ class ChangeSet:
     blocks: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (removed, added) runs, renames dropped
     import_w: float = 0.0  # weight of the net change that sits on import lines
     moved_w: float = 0.0  # weight of code moved to or from another file of the diff (out of removed/added)
+    deleted: bool = False  # the diff deletes the whole file (set for a diff's files, diff_change_sets)
     context: Counter[str] = field(default_factory=Counter)  # tokens on the unchanged code lines shown around
     hunks: list[list[tuple[str, str]]] = field(default_factory=list)  # the hunks as given, (kind, text) lines
     # work the judge's rules derive from this diff once per run, not once per candidate decision
@@ -250,6 +279,11 @@ class ChangeSet:
         return frozenset(self.once("added_tokens", lambda: {t for x in self.added_lines for t in tokens(x)}))
 
     @property
+    def removed_tokens(self) -> frozenset[str]:
+        """Every token on the lines the diff takes out of this file (presence, not net count)."""
+        return frozenset(self.once("removed_tokens", lambda: {t for x in self.removed_lines for t in tokens(x)}))
+
+    @property
     def new_locals(self) -> frozenset[str]:
         """Names the diff binds on its added lines that none of its removed lines bound (a local it introduces,
         ``resolve = os.path.abspath if ... else os.path.realpath``): a new name, whatever older code called so."""
@@ -269,6 +303,11 @@ class ChangeSet:
         return sum(weight(t) * n for t, n in which.items())
 
     @property
+    def change_w(self) -> float:
+        """Weight of the whole net change, imports included (the token overlap's denominator), once per run."""
+        return float(self.once("change_w", lambda: self.weight_of(self.removed) + self.weight_of(self.added)))
+
+    @property
     def empty(self) -> bool:
         return not self.removed and not self.added
 
@@ -276,7 +315,7 @@ class ChangeSet:
 def change_set(hunks: list[list[tuple[str, str]]], path: str) -> ChangeSet:
     """Build the ChangeSet of one file from its hunks' (kind, text) lines."""
     kind = file_kind(path)
-    cs = ChangeSet(kind, is_test_path(path), hunks=hunks)
+    cs = ChangeSet(kind, is_test_path(path) or is_emitted(path, hunks), hunks=hunks)
     rem: list[str] = []
     add: list[str] = []
     coded = [lines if kind == "prose" else code_lines(lines, kind) for lines in hunks]
