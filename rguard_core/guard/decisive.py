@@ -508,9 +508,12 @@ class Negation:
     swapped: list[tuple[str, str]]
 
 
-def _polar_added(diff: ChangeSet) -> list[tuple[str, list[str], list[str]]]:
+def polar_added(diff: ChangeSet) -> list[tuple[str, list[str], list[str]]]:
     """The diff's added lines holding a polar word, with their tokens and canonical tokens: read once per diff
-    file, however many decisions are judged against it (a 100-file diff, 40 candidates)."""
+    file, however many decisions are judged against it (a 100-file diff, 40 candidates). Empty for tests and
+    prose, which negate nothing."""
+    if diff.kind == "prose" or diff.test:
+        return []
 
     def find() -> list[tuple[str, list[str], list[str]]]:
         out = []
@@ -523,17 +526,20 @@ def _polar_added(diff: ChangeSet) -> list[tuple[str, list[str], list[str]]]:
     return cast(list[tuple[str, list[str], list[str]]], diff.once("polar_added", find))
 
 
-def negations(diff: ChangeSet, lines: dict[str, DecisionLine]) -> list[Negation]:
-    """Added lines equal (NEGATION_MIN alike) to a decision line once one word is swapped for its opposite."""
-    if not lines or diff.kind == "prose" or diff.test:
+def polar_lines(lines: dict[str, DecisionLine]) -> list[tuple[str, DecisionLine]]:
+    """The decision lines holding a polar word (what a negation can say the opposite of)."""
+    return [(k, dl) for k, dl in lines.items() if any(t.lower() in _POLAR for t in dl.tokens)]
+
+
+def negations(diff: ChangeSet, polar: list[tuple[str, DecisionLine]]) -> list[Negation]:
+    """Added lines equal (NEGATION_MIN alike) to a decision line (of ``polar_lines``) once one word is swapped
+    for its opposite."""
+    added = polar_added(diff)
+    if not polar or not added:
         return []
-    added = _polar_added(diff)
-    if not added:
-        return []
-    polar_lines = [(k, dl) for k, dl in lines.items() if any(t.lower() in _POLAR for t in dl.tokens)]
     out: list[Negation] = []
     for line, toks, canon in added:
-        for key, dl in polar_lines:
+        for key, dl in polar:
             sm = SequenceMatcher(None, [_CANON.get(t.lower(), t.lower()) for t in dl.tokens], canon, autojunk=False)
             if sm.ratio() < NEGATION_MIN:
                 continue

@@ -24,6 +24,11 @@ TEST_UNDO_MIN = 4.0
 
 
 def overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> Overlap:
+    role = "prose" if d.kind == "prose" else "test" if d.test else "code"
+    if _disjoint(d, pr):
+        # nothing shared either way: only the diff's own weights count (a 100-file diff against a decision
+        # reached elsewhere pairs every file with every patch; most pairs share no token)
+        return Overlap(Counter(), Counter(), d.change_w, role, Counter(), d.code_w, novel_w=_added_w(d))
     # a name the diff newly binds is its own, not the decision's removed code put back (a local `resolve` is
     # not the `.resolve()` an older change took out)
     added = Counter({t: n for t, n in d.added.items() if t not in d.new_locals})
@@ -35,7 +40,6 @@ def overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> O
     if vocab:
         undo_k, same_k = rare(undo_k, vocab), rare(same, vocab)
     raw = (d.removed & pr.added) + (added & pr.removed)
-    role = "prose" if d.kind == "prose" else "test" if d.test else "code"
     novel = weigh(Counter({t: n for t, n in d.added.items() if t not in pr.removed and t not in pr.added}))
     return Overlap(
         undo,
@@ -50,6 +54,15 @@ def overlap(d: ChangeSet, pr: ChangeSet, vocab: Counter[str] | None = None) -> O
         weigh(_shared(d.removed, pr.added)),
         novel,
     )
+
+
+def _disjoint(d: ChangeSet, pr: ChangeSet) -> bool:
+    removed, added = d.removed.keys(), d.added.keys()
+    return all(k.isdisjoint(c) for k in (removed, added) for c in (pr.added, pr.removed))
+
+
+def _added_w(d: ChangeSet) -> float:
+    return float(d.once("added_w", lambda: weigh(d.added)))
 
 
 def rare(c: Counter[str], vocab: Counter[str]) -> Counter[str]:

@@ -15,6 +15,8 @@ from .decisive import (
     UnguardedCopy,
     decisive_prose,
     negations,
+    polar_added,
+    polar_lines,
     quote_words,
     status_change,
     unguarded_copies,
@@ -323,10 +325,17 @@ def _negations(case: Case) -> list[Negation]:
     """Lines the diff adds, in any file, that say the opposite of a line the decision's change wrote in a
     file of the same kind (a new migration granting what the decision's migration revoked)."""
     out: list[Negation] = []
-    for cs in {id(c): c for c in case.diff_sets.values()}.values():
-        for p, patch in case.info.patches.items():
+    # only the diff's files that add a line with a polar word can negate anything (read once per diff file)
+    sets = [c for c in {id(c): c for c in case.diff_sets.values()}.values() if polar_added(c)]
+    if not sets:
+        return out
+    for p, patch in case.info.patches.items():
+        polar = polar_lines(case.lines(p, patch))
+        if not polar:
+            continue
+        for cs in sets:
             if kind_matches(p, cs):
-                out += negations(cs, case.lines(p, patch))
+                out += negations(cs, polar)
     return out
 
 
