@@ -226,6 +226,31 @@ def type_into(driver: WebDriver, label: str, text: str, submit: bool = True) -> 
     settle(driver)
 
 
+def guard_revert_case(browser: WebDriver, app_url: str) -> None:
+    """Paste the seed cases' first contradicting revert into the Guard page and run it, up to the verdict."""
+    from pathlib import Path
+
+    from rguard_core.evaluation.cases import load_cases
+
+    cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
+    diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
+    go(browser, app_url, "Guard")
+    area = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
+        "the diff box",
+    )[0]
+    area.click()
+    browser.execute_script("arguments[0].focus();", area)
+    area.send_keys(diff)
+    button = wait_for(
+        lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard"), None),
+        "the Guard button",
+    )
+    button.click()
+    wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
+    settle(browser)
+
+
 # --- tests --------------------------------------------------------------------------------------------------------
 def test_every_page_opens_without_a_python_exception(browser: WebDriver, app_url: str) -> None:
     browser.get(app_url + "/")
@@ -338,27 +363,7 @@ def test_why_answers_with_quotes_and_links(browser: WebDriver, app_url: str) -> 
 
 
 def test_guard_warns_on_a_contradicting_diff_with_receipts(browser: WebDriver, app_url: str) -> None:
-    from pathlib import Path
-
-    from rguard_core.evaluation.cases import load_cases
-
-    cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
-    diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
-    go(browser, app_url, "Guard")
-    area = wait_for(
-        lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
-        "the diff box",
-    )[0]
-    area.click()
-    browser.execute_script("arguments[0].focus();", area)
-    area.send_keys(diff)
-    button = wait_for(
-        lambda: next((b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard"), None),
-        "the Guard button",
-    )
-    button.click()
-    wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
-    settle(browser)
+    guard_revert_case(browser, app_url)
     no_exception(browser, "guard")
     text = body_text(browser)
     assert "CONTRADICTS" in text and "Who to ask" in text and "Cypher it ran" in text
@@ -394,9 +399,6 @@ READABLE = 4.5  # WCAG AA for body text
 def test_quotes_and_diff_lines_read_in_dark_mode(browser: WebDriver, app_url: str) -> None:
     """With the browser in dark mode (Streamlit follows it), the source-quote box and the Guard page's diff lines
     keep readable contrast: they used fixed light backgrounds under light text (issue 23, item 1)."""
-    from pathlib import Path
-
-    from rguard_core.evaluation.cases import load_cases
 
     browser.execute_cdp_cmd(
         "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
@@ -411,23 +413,7 @@ def test_quotes_and_diff_lines_read_in_dark_mode(browser: WebDriver, app_url: st
         assert seen["page"] < 0.2, f"the page is not in dark mode (luminance {seen['page']:.2f})"
         assert seen["boxes"] and min(seen["boxes"]) >= READABLE, seen
         shot(browser, "dark-quote-box")
-        cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
-        diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
-        go(browser, app_url, "Guard")
-        area = wait_for(
-            lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
-            "the diff box",
-        )[0]
-        area.click()
-        area.send_keys(diff)
-        wait_for(
-            lambda: next(
-                (b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard"), None
-            ),
-            "the Guard button",
-        ).click()
-        wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
-        settle(browser)
+        guard_revert_case(browser, app_url)
         rows = 'div[style*="white-space:pre-wrap"]'
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, rows), "the diff lines")
         seen = browser.execute_script(CONTRAST, rows)
