@@ -470,7 +470,8 @@ def main() -> None:
             for k in (SEL, PICK, BLAST, ANSWER, FOCUS, EXPANDED, "dg_hits", "dg_find_seen", "dg_find"):
                 st.session_state.pop(k, None)
         st.session_state["dg_repo"] = repo
-        from_url()
+        if seen is None:  # the session's first view: a reload or a shared link; a repository switch starts clean
+            from_url()
     ask_why(store, repo)
     explore(store, repo)
     to_url()

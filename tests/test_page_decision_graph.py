@@ -198,3 +198,21 @@ def test_a_shared_link_opens_the_focused_view_and_answers_its_question(store: St
     assert "hops" not in at.query_params
     at.button(key="dg_clear").click().run()  # the overview: no focus in the URL any more
     assert "focus" not in at.query_params
+
+
+def test_switching_repository_drops_the_linked_focus(store: Store, ledger: str) -> None:
+    """The URL's focus belongs to the repository it was copied from: picking another one starts at its overview
+    (the browser test of a 5,000-decision graph waited on a focus left in the URL by a test before it)."""
+    load_demo(store)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["repo"] = ledger
+    at.run()
+    at.switch_page(PAGE)
+    at.query_params["focus"] = "decision:pr:10"
+    at.run()
+    assert at.session_state["dg_focus"] == "decision:pr:10"
+    at.session_state["repo"] = DEMO_REPO
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "dg_focus" not in at.session_state or not at.session_state["dg_focus"]
+    assert "focus" not in at.query_params

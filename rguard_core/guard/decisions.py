@@ -33,25 +33,34 @@ WITH d, s
 OPTIONAL MATCH (s)<-[:ADDS]-(adder:PR)
 WITH d, CASE WHEN adder IS NULL THEN s ELSE adder END AS p
 """
-PATCHES_Q = _CHANGE_OF + """MATCH (p)-[t:TOUCHES]->(f:File)
+PATCHES_Q = (
+    _CHANGE_OF
+    + """MATCH (p)-[t:TOUCHES]->(f:File)
 WHERE f.path IN $paths OR t.previous_path IN $paths OR d.id IN $everywhere
    OR any(x IN $suffixes WHERE f.path ENDS WITH x)
 RETURN d.id AS decision, f.path AS path, t.previous_path AS previous_path, t.patch AS patch
 """
+)
 
 # The size of each decision's whole change (every file its source touched, not only the diff's): what S10 reads a
 # revert's share against.
-SIZES_Q = _CHANGE_OF + """MATCH (p)-[t:TOUCHES]->(:File)
+SIZES_Q = (
+    _CHANGE_OF
+    + """MATCH (p)-[t:TOUCHES]->(:File)
 RETURN d.id AS decision, sum(coalesce(t.additions, 0) + coalesce(t.deletions, 0)) AS lines
 """
+)
 
 # The decision's hunks on every other file (not the diff's): what it took out there tells whether the lines it
 # wrote in the diff's files were moved from elsewhere (S13). Read only for decisions of at most MOVED_MAX_LINES
 # changed lines: a move worth the name is small, and the patches of a sweeping change are not worth the read.
-OTHERS_Q = _CHANGE_OF + """MATCH (p)-[t:TOUCHES]->(f:File)
+OTHERS_Q = (
+    _CHANGE_OF
+    + """MATCH (p)-[t:TOUCHES]->(f:File)
 WHERE NOT f.path IN $paths AND (t.previous_path IS NULL OR NOT t.previous_path IN $paths)
 RETURN d.id AS decision, f.path AS path, t.patch AS patch
 """
+)
 MOVED_MAX_LINES = 600
 
 REPO_URL_Q = "MATCH (r:Repo {id: 'repo'}) RETURN r.url AS url, r.full_name AS name"
