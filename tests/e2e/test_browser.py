@@ -226,14 +226,8 @@ def type_into(driver: WebDriver, label: str, text: str, submit: bool = True) -> 
     settle(driver)
 
 
-def guard_revert_case(browser: WebDriver, app_url: str) -> None:
-    """Paste the seed cases' first contradicting revert into the Guard page and run it, up to the verdict."""
-    from pathlib import Path
-
-    from rguard_core.evaluation.cases import load_cases
-
-    cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
-    diff = next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts")
+def guard_diff(browser: WebDriver, app_url: str, diff: str, verdict: str) -> None:
+    """Paste ``diff`` into the Guard page and run it, until ``verdict`` (text of the answer) shows."""
     go(browser, app_url, "Guard")
     area = wait_for(
         lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
@@ -247,8 +241,18 @@ def guard_revert_case(browser: WebDriver, app_url: str) -> None:
         "the Guard button",
     )
     button.click()
-    wait_for(lambda: "Warn" in body_text(browser), "the verdict banner", timeout=60)
+    wait_for(lambda: verdict in body_text(browser), "the verdict", timeout=60)
     settle(browser)
+
+
+def guard_revert_case(browser: WebDriver, app_url: str) -> None:
+    """The seed cases' first contradicting revert, run on the Guard page up to its warning."""
+    from pathlib import Path
+
+    from rguard_core.evaluation.cases import load_cases
+
+    cases = load_cases(Path(__file__).resolve().parents[2] / "eval" / "cases.yaml").cases
+    guard_diff(browser, app_url, next(c.diff for c in cases if c.kind == "revert" and c.label == "contradicts"), "Warn")
 
 
 # --- tests --------------------------------------------------------------------------------------------------------

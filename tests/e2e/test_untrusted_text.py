@@ -15,7 +15,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from tests.e2e.test_browser import body_text, go, no_exception, settle, shot, type_into, wait_for
+from tests.e2e.test_browser import body_text, go, guard_diff, no_exception, settle, shot, type_into, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "tests" / "fixtures" / "snapshot" / "repos" / "acme" / "ledger"
@@ -105,20 +105,14 @@ def test_a_poisoned_snapshot_renders_as_text_and_loads_nothing_remote(
     assert_nothing_rendered(browser, "corrections")
     shot(browser, "poison-corrections")
 
-    go(browser, app_url, "Guard")
-    area = wait_for(
-        lambda: browser.find_elements(By.CSS_SELECTOR, 'textarea[aria-label="Unified diff (git diff output)"]'),
-        "the diff box",
-    )[0]
-    area.click()
-    area.send_keys(
+    guard_diff(
+        browser,
+        app_url,
         "diff --git a/ledger/pricing.py b/ledger/pricing.py\n--- a/ledger/pricing.py\n+++ b/ledger/pricing.py\n"
         "@@ -10,3 +10,3 @@ def price_for(sku):\n     row = feed.lookup(sku)\n"
-        "-    return row.price if row.price is not None else None\n+    return row.price or 0\n"
+        "-    return row.price if row.price is not None else None\n+    return row.price or 0\n",
+        "the pasted diff",
     )
-    next(b for b in browser.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Guard").click()
-    wait_for(lambda: "the pasted diff" in body_text(browser), "the verdict", timeout=60)
-    settle(browser)
     assert_nothing_rendered(browser, "guard")
     shot(browser, "poison-guard")
 
