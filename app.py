@@ -73,7 +73,9 @@ def pick_repository(repos: list[str]) -> None:
     if current is not None and chosen != current:
         for key in [k for k in st.session_state if str(k).startswith(PER_REPO)]:
             del st.session_state[key]
-        for param in ("node", "q", "pr"):  # a node, question or PR of the other repository means nothing here
+        # a node, focus, question or PR of the other repository means nothing here (and the Decision graph,
+        # whose dg_ keys were just dropped, reads its URL as a first view's)
+        for param in ("node", "focus", "q", "pr"):
             set_url_param(param, None)
     st.session_state["repo"] = chosen
     set_url_param("repo", chosen)

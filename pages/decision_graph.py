@@ -40,6 +40,7 @@ from ui.theme import ICON, KIND_COLOURS, STATUS_COLOURS, badge
 
 SEL, PICK, BLAST, ANSWER, FOCUS = "dg_selected", "dg_pick", "dg_blast", "dg_answer", "dg_focus"
 EXPANDED = "dg_expanded"  # nodes clicked open around the focus
+LINKED_QUESTION = "dg_linked_question"  # a question that came in the URL: answered once, as if asked
 KIND_NAMES = {
     "pr": "pull request",
     "issue": "issue",
@@ -87,10 +88,10 @@ def ask_why(store: Store, repo: str) -> None:
             disabled=not llm_ready,
             help=None if llm_ready else "set OPENAI_BASE_URL / OPENAI_API_KEY",
         )
-    if asked:
-        llm = LLMClient(store.settings) if synth and llm_ready else None
+    linked = st.session_state.pop(LINKED_QUESTION, False) and bool(question.strip())  # a shared link's question
+    if asked or linked:
+        llm = LLMClient(store.settings) if synth and llm_ready and asked else None
         st.session_state[ANSWER] = guarded(why, store, repo, question, llm=llm)
-    if asked:
         st.session_state["dg_answer_open"] = True
     ans: WhyAnswer | None = st.session_state.get(ANSWER)
     if ans is not None and ans.repo == repo:
@@ -173,7 +174,10 @@ def find_box(store: Store, repo: str) -> tuple[int, tuple[str, ...]]:
     """The search box, hops and status filter; a search focuses its best hit."""
     c1, c2, c3, c4 = st.columns([5, 2, 3, 1.4], vertical_alignment="bottom")
     text = c1.text_input("Find", key="dg_find", placeholder="decision words, a file path, @login, pr:12 or #12")
-    hops = c2.slider("Hops around the focus", 1, MAX_HOPS, DEFAULT_HOPS, key="dg_hops")
+    # a value from the URL is already in the session (from_url): a default beside it makes Streamlit warn
+    if "dg_hops" not in st.session_state:
+        st.session_state["dg_hops"] = DEFAULT_HOPS
+    hops = int(c2.slider("Hops around the focus", 1, MAX_HOPS, key="dg_hops"))
     statuses = tuple(
         c3.multiselect(
             "Decision status",
@@ -466,14 +470,38 @@ def main() -> None:
             for k in (SEL, PICK, BLAST, ANSWER, FOCUS, EXPANDED, "dg_hits", "dg_find_seen", "dg_find"):
                 st.session_state.pop(k, None)
         st.session_state["dg_repo"] = repo
-        # a reload or a shared link (?node=ID, ?q=question) opens the same node and question
-        if url_param("node"):
-            st.session_state[SEL] = url_param("node")
-        if url_param("q") and not st.session_state.get("dg_question"):
-            st.session_state["dg_question"] = url_param("q")
+        if seen is None:  # the session's first view: a reload or a shared link; a repository switch starts clean
+            from_url()
     ask_why(store, repo)
     explore(store, repo)
+    to_url()
+
+
+def from_url() -> None:
+    """A reload or a shared link opens the same view: the focused node, file or person (?focus=), the selected
+    node (?node=), the hops and the status filter (?hops=, ?status=a,b), and the question, answered (?q=)."""
+    if url_param("node"):
+        st.session_state[SEL] = url_param("node")
+    if url_param("focus"):
+        st.session_state[FOCUS] = url_param("focus")
+        st.session_state[EXPANDED] = []
+    hops = url_param("hops") or ""
+    if hops.isdigit() and 1 <= int(hops) <= MAX_HOPS:
+        st.session_state["dg_hops"] = int(hops)
+    status = [x for x in (url_param("status") or "").split(",") if x in DECISION_STATUSES]
+    if status:
+        st.session_state["dg_status"] = status
+    if url_param("q") and not st.session_state.get("dg_question"):
+        st.session_state["dg_question"] = url_param("q")
+        st.session_state[LINKED_QUESTION] = True
+
+
+def to_url() -> None:
     set_url_param("node", st.session_state.get(SEL))
+    set_url_param("focus", st.session_state.get(FOCUS))
+    hops = st.session_state.get("dg_hops")
+    set_url_param("hops", str(hops) if hops and hops != DEFAULT_HOPS else None)
+    set_url_param("status", ",".join(st.session_state.get("dg_status") or []) or None)
     set_url_param("q", (st.session_state.get("dg_question") or "").strip() or None)
 
 

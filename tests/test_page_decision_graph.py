@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rguard_core.db import Graph, Store
-from rguard_core.explore.focus import overview_view
+from rguard_core.explore.focus import DEFAULT_HOPS, overview_view
 from rguard_core.seed import DEMO_REPO, DEMO_SNAPSHOT, load_demo
 from tests.test_views import ledger_copy
 
@@ -170,3 +170,49 @@ def test_the_node_and_the_question_live_in_the_url(store: Store, ledger: str) ->
     assert at.text_input(key="dg_question").value == "why keep unknown prices as None"
     assert at.selectbox(key="dg_pick").value == "decision:pr:10"
     assert at.query_params["node"] in ("decision:pr:10", ["decision:pr:10"])
+
+
+def test_a_shared_link_opens_the_focused_view_and_answers_its_question(store: Store, ledger: str) -> None:
+    """A link someone copied from the page opens what they saw: the file in focus, the hops and the status filter,
+    and the question answered, not only filled in (issue 23, item 6)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["repo"] = ledger
+    at.run()
+    at.switch_page(PAGE)
+    path = next(f for f in store.repo_graph(ledger).read("MATCH (f:File) RETURN f.path AS p ORDER BY p"))["p"]
+    at.query_params["focus"] = f"file:{path}"
+    at.query_params["hops"] = "3"
+    at.query_params["status"] = "holds,needs review"
+    at.query_params["q"] = "why keep unknown prices as None"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dg_focus"] == f"file:{path}"
+    assert at.slider(key="dg_hops").value == 3 and at.multiselect(key="dg_status").value == ["holds", "needs review"]
+    assert any("Answer to" in e.label for e in at.expander), [e.label for e in at.expander]  # answered
+    assert not at.warning, [w.value for w in at.warning]  # no "default value and Session State" warning
+    # and what the page shows goes back into the URL: another hop count replaces the linked one; the default
+    # is left out of it
+    at.slider(key="dg_hops").set_value(1).run()
+    assert at.query_params["hops"] in ("1", ["1"]) and at.query_params["focus"] in (f"file:{path}", [f"file:{path}"])
+    at.slider(key="dg_hops").set_value(DEFAULT_HOPS).run()
+    assert "hops" not in at.query_params
+    at.button(key="dg_clear").click().run()  # the overview: no focus in the URL any more
+    assert "focus" not in at.query_params
+
+
+def test_switching_repository_drops_the_linked_focus(store: Store, ledger: str) -> None:
+    """The URL's focus belongs to the repository it was copied from: picking another one starts at its overview
+    (the browser test of a 5,000-decision graph waited on a focus left in the URL by a test before it)."""
+    load_demo(store)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["repo"] = ledger
+    at.run()
+    at.switch_page(PAGE)
+    at.query_params["focus"] = "decision:pr:10"
+    at.run()
+    assert at.session_state["dg_focus"] == "decision:pr:10"
+    at.session_state["repo"] = DEMO_REPO
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "dg_focus" not in at.session_state or not at.session_state["dg_focus"]
+    assert "focus" not in at.query_params
