@@ -127,6 +127,7 @@ def test_outside_a_git_repository_is_a_clear_error(
     assert err.startswith("rguard: commit not checked: git rev-parse") and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.db  # it asks the store whether the graph is there: the engine starts
 def test_a_missing_graph_lets_the_commit_through_with_the_next_step(
     work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -113,8 +113,11 @@ def _emit(args: argparse.Namespace, data: Mapping[str, object], lines: list[str]
 
 def run_load(args: argparse.Namespace) -> int:
     from ..memory import load_scenario
+    from ..memory.loader import read_scenario_file
 
-    res = load_scenario(open_store(), args.file, workspace=args.workspace).as_dict()
+    # the file is read and validated first: a bad one is refused without starting the engine
+    scenario = read_scenario_file(args.file)
+    res = load_scenario(open_store(), scenario, workspace=args.workspace).as_dict()
     c = res["counts"]
     return _emit(
         args,
