@@ -113,7 +113,7 @@ def _emit(args: argparse.Namespace, data: Mapping[str, object], lines: list[str]
 
 def run_load(args: argparse.Namespace) -> int:
     from ..memory import load_scenario
-    from ..memory.loader import read_scenario_file
+    from ..memory.scenario import read_scenario_file
 
     # the file is read and validated first: a bad one is refused without starting the engine
     scenario = read_scenario_file(args.file)
