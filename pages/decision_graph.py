@@ -162,7 +162,7 @@ def legend() -> None:
     shapes = (
         "▭ source · ● claim · ◆ decision · ▲ action · ★ correction · ▦ directory / file / person — arrows read "
         "sources → claims → decisions → actions; dashed: supersedes, reverts (purple), rejected, corrects; "
-        "glow: blast radius; big: the focus. Buttons on the canvas zoom and fit."
+        "glow: blast radius; big: the focus. Scroll or pinch to zoom; around a focus, buttons on the canvas zoom and fit."
     )
     st.html(
         f'<div style="font-size:0.85rem;line-height:1.7"><b>Status</b> {chips}<br><b>Sources</b> {kinds}<br>'

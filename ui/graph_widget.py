@@ -21,6 +21,7 @@ import streamlit as st
 from streamlit_agraph import Config, Edge, Node, agraph
 
 from rguard_core.explore.graph_view import GraphView, ViewNode
+from rguard_core.explore.labels import source_name
 from ui.evidence import visible
 from ui.theme import (
     BLANK,
@@ -176,12 +177,34 @@ def _edge(source: str, target: str, word: str, title: str, labelled: bool) -> Ed
     )
 
 
-GRID_COLUMNS, CELL_W, CELL_H = 5, 236, 62  # the overview grid in canvas units: the page draws it full width
+GRID_COLUMNS, CELL_W, CELL_H, HEADER_H = (
+    5,
+    290,
+    92,
+    64,
+)  # the overview grid in canvas units: the page draws it full width
+GRID_LINE_CHARS, GRID_SUMMARY_LINES = 23, 2  # a cell's text: one line naming source and status, two of summary
+GRID_FIT_SCALE, GRID_MAX_HEIGHT = 0.75, 980  # ≈ the zoom a full-width page fits five cells at; FONT × it ≥ 13 px
+STATUS_MARKS = {"holds": "◆", "fallen": "✗", "superseded": "↷", "needs review": "⚠"}
+
+
+def grid_label(d: ViewNode) -> str:
+    """A decision's box in the overview grid: ``◆ PR #12`` (plus the status when it is not ``holds``), then the
+    summary wrapped at word boundaries, cut with … only past two lines. The source name tells apart decisions whose
+    summaries open alike; the status word tells apart boxes that would otherwise differ only by colour."""
+    head = f"{STATUS_MARKS.get(d.status, '◆')} {source_name(d.id.removeprefix('decision:'))}"
+    if d.status != "holds":
+        head += f" · {d.status}"
+    summary = textwrap.wrap(
+        visible(d.label), GRID_LINE_CHARS, max_lines=GRID_SUMMARY_LINES, placeholder=" …", break_on_hyphens=False
+    )
+    return "\n".join([head, *summary])
 
 
 def _grid(view: GraphView) -> list[Node]:
-    """The overview as a fixed grid: each directory a header box, its decisions in rows beneath it. Positions are
-    computed here, so the layout is the same on every rerun and nothing drifts under the pointer."""
+    """The overview as a fixed grid: each directory a header box on its own low row, its decisions in rows beneath it
+    (directories without drawn decisions share rows). Positions are computed here, so the layout is the same on every
+    rerun and nothing drifts under the pointer."""
     members: dict[str, list[ViewNode]] = {}
     for e in view.edges:
         if e.word == "CONTAINS":
@@ -190,36 +213,45 @@ def _grid(view: GraphView) -> list[Node]:
                 members.setdefault(e.source, []).append(node)
     groups = [n for n in view.nodes if n.type == "group"]
     out: list[Node] = []
-    row = 0
+    top = 0  # the top of the current row; nodes are placed by their centres
     col = 0
     for g in groups:
         inner = members.get(g.id, [])
         if inner:  # a directory with its decisions starts a new band
-            row += 1 if col else 0
+            top += HEADER_H if col else 0
             col = 0
-        out.append(_at(_node(g, False, False), col, row))
+        header = _node(g, False, False)
+        header.__dict__["widthConstraint"] = {"maximum": CELL_W - 30}  # one line where the name allows
+        out.append(_at(header, col, top + HEADER_H / 2))
         col += 1
         if inner:
-            row, col = row + 1, 0
+            top, col = top + HEADER_H, 0
             for i, d in enumerate(inner):
                 node = _node(d, False, False)
-                node.shape = "box"  # in the grid a decision is a box with its status colour; ◆ marks it
-                node.label = f"◆ {d.label}"
+                node.shape = "box"  # in the grid a decision is a box with its status colour; its first line says
+                node.label = grid_label(d)  # the status in words too, so no two boxes differ by colour alone
                 node.__dict__.update(margin=6, widthConstraint={"minimum": CELL_W - 30, "maximum": CELL_W - 30})
                 node.__dict__["color"] = {
                     "background": TINTS.get(d.status, BLANK),
                     "border": STATUS_COLOURS[d.status],
                     "highlight": {"background": TINTS.get(d.status, BLANK), "border": SELECTED_BORDER},
                 }
-                out.append(_at(node, i % GRID_COLUMNS, row + i // GRID_COLUMNS))
-            row += (len(inner) + GRID_COLUMNS - 1) // GRID_COLUMNS
+                out.append(_at(node, i % GRID_COLUMNS, top + (i // GRID_COLUMNS) * CELL_H + CELL_H / 2))
+            top += ((len(inner) + GRID_COLUMNS - 1) // GRID_COLUMNS) * CELL_H
         elif col >= GRID_COLUMNS:
-            row, col = row + 1, 0
+            top, col = top + HEADER_H, 0
     return out
 
 
-def _at(node: Node, col: int, row: int) -> Node:
-    node.__dict__.update(x=col * CELL_W, y=row * CELL_H, fixed=True, physics=False)
+def grid_height(nodes: list[Node], least: int) -> int:
+    """The frame's height for a grid: tall enough that vis's fit keeps the labels readable (it fits the whole grid
+    by its width or its height, whichever is tighter), between ``least`` and GRID_MAX_HEIGHT pixels."""
+    bottom = max((float(n.__dict__.get("y", 0)) for n in nodes), default=0.0) + CELL_H / 2
+    return int(min(GRID_MAX_HEIGHT, max(least, bottom * GRID_FIT_SCALE)))
+
+
+def _at(node: Node, col: int, y: float) -> Node:
+    node.__dict__.update(x=col * CELL_W, y=y, fixed=True, physics=False)
     return node
 
 
@@ -231,7 +263,8 @@ def _config(height: int, hierarchical: bool, fixed: bool = False) -> Config:
     config.interaction = {
         "hover": True,
         "tooltipDelay": 150,
-        "navigationButtons": True,
+        # the overview grid is drawn edge to edge, where vis's corner buttons covered a decision; zoom and pan stay
+        "navigationButtons": not fixed,
         "keyboard": False,
         "zoomView": True,
     }
@@ -281,7 +314,7 @@ def draw(view: GraphView, selection_key: str, highlight: Iterable[str] = (), hei
     grouped = any(n.type == "group" for n in view.nodes) and not view.focus
     if grouped:  # the overview: directories and their decisions on a fixed grid, no edges
         nodes, edges = _grid(view), []
-        config = _config(height, hierarchical=False, fixed=True)
+        config = _config(grid_height(nodes, height), hierarchical=False, fixed=True)
     else:
         compact = len(view.nodes) > (HIERARCHY_NODES if view.focus else HIERARCHY_UP_TO)
         nodes = [_node(n, n.id in marked, compact, n.id == view.focus) for n in view.nodes]

@@ -526,7 +526,7 @@ def overview_view(store: Store, repo: str, statuses: tuple[str, ...] = (), group
                         m["id"],
                         "decision",
                         "decision",
-                        _short(summary, 34),
+                        _short(summary, 90),  # the widget wraps it to its cell
                         f"Decision: {summary}\nstatus: {m['st']}\n“{m['quote'] or ''}”",
                         m["st"],
                         m["when"],

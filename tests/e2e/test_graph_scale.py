@@ -75,6 +75,52 @@ def readable(driver: WebDriver) -> list[dict[str, object]]:
     return labels
 
 
+# each drawn node's box and each vis corner button, in the frame's CSS pixels
+BOXES = """
+const net = window.__rgNet, out = {};
+for (const id of net.body.data.nodes.getIds()) {
+  if (String(id).startsWith('__pad_')) continue;
+  const b = net.getBoundingBox(id), a = net.canvasToDOM({x: b.left, y: b.top}), z = net.canvasToDOM({x: b.right, y: b.bottom});
+  out[id] = [a.x, a.y, z.x, z.y];
+}
+const buttons = [...document.querySelectorAll('.vis-button')].map(e => e.getBoundingClientRect())
+  .filter(r => r.width > 0).map(r => [r.left, r.top, r.right, r.bottom]);
+return {nodes: out, buttons: buttons};
+"""
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def tellable_apart(driver: WebDriver, nodes: list[dict[str, object]]) -> None:
+    """The overview's decision boxes: each label unique, naming its source, and its status in words when it is not
+    ``holds`` (not by colour alone); the summary cut only where it runs past two lines; no box under another box or
+    under a canvas button."""
+    decisions = [n for n in nodes if str(n["id"]).startswith("decision:")]
+    labels = [str(n["label"]) for n in decisions]
+    assert len(set(labels)) == len(labels), sorted(x for x in labels if labels.count(x) > 1)[:4]
+    for n in decisions:
+        head, *summary = str(n["label"]).split("\n")
+        status = re.search(r"status: ([a-z ]+)", str(n["title"]))
+        assert status, n
+        assert head.endswith(f" · {status.group(1)}") if status.group(1) != "holds" else " · " not in head, head
+        said = " ".join(summary).replace("&", "＆").replace("<", "‹").replace(">", "›")  # as the tooltip escapes it
+        full = " ".join(str(n["title"]).split("\nstatus:")[0].removeprefix("Decision: ").split())
+        squeezed, whole = said.removesuffix(" …").replace(" ", ""), full.replace(" ", "")  # a long word may break
+        assert squeezed == whole or (said.endswith(" …") and whole.startswith(squeezed)), (said, full)
+        assert re.search(r"(PR|Issue) #\d+|Commit [0-9a-f]{7}|\.md", head), head
+    got = driver.execute_script(BOXES)
+    boxes = got["nodes"]
+    ids = sorted(boxes)
+    crowded = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :] if _overlap(boxes[a], boxes[b])]
+    covered = [i for i in ids for button in got["buttons"] if _overlap(boxes[i], button)]
+    if crowded or covered:
+        picture(driver, "FAILED-overview-overlap")
+    assert not crowded, crowded[:3]
+    assert not covered, covered[:3]
+
+
 def no_groups_errors(driver: WebDriver) -> None:
     try:
         logs = driver.get_log("browser")
@@ -121,6 +167,7 @@ def test_starlette_all_decisions_readable_and_search_focuses(screen: WebDriver, 
     nodes = enter_graph(screen)
     assert len([n for n in nodes if n["id"].startswith("decision:")]) == int(m.group(2))
     readable(screen)
+    tellable_apart(screen, nodes)
     picture(screen, "scale-starlette-overview")
     screen.switch_to.default_content()
     focus_by_search(screen, "#1387", "decision:pr:1387")
