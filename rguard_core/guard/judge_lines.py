@@ -37,7 +37,7 @@ from .judge_case import (
 from .model import DecisionInfo
 from .ownership import decision_names
 from .patterns import looks_like_pattern, narrows
-from .revert import LineUndo, line_edits, revert_of, undone_edits
+from .revert import LineUndo, cosmetic_edit, line_edits, revert_of, undone_edits
 from .tokens import ChangeSet, bare, code_lines, file_kind, is_specific, literal_body, tokens, weight
 
 DECISIVE_MIN = 2.0  # weight of decision tokens a rewrite takes out or puts back at the decision's cuts
@@ -123,10 +123,12 @@ def decisive(case: Case) -> Evidence | None:
 def _decisive(case: Case) -> Evidence | None:
     vocab = case.vocab
     # a guard the decision wrote, given one more way to refuse (`C` -> `C or X` before a return): stricter
+    # nor is a line given back a declaration modifier (`export`) or a function expression's name: no behaviour moves
     edits = [
         e
         for e in case.edits
         if not (e.after and e.path in case.diff_sets and widens_guard(case.diff_sets[e.path], e.before, e.after))
+        and not (e.after and cosmetic_edit(e.before, e.after))
     ]
     toks = [t for e in edits for t in e.tokens]
     if not toks or not any(is_specific(t) for t in toks):

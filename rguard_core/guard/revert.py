@@ -112,7 +112,9 @@ def revert_of(diff_sets: dict[str, ChangeSet], patches: dict[str, str]) -> Rever
             if n and (g_add + g_rem) >= HUNK_MIN * n:
                 hunks += 1
                 rev_got += g_add + g_rem
-                if h.added and h.removed and g_add and g_rem:
+                # a block that only dropped `export` (a function expression's name) put back is no partial
+                # revert of behaviour; the whole change put back is still REV1 above
+                if h.added and h.removed and g_add and g_rem and not _cosmetic_block(h):
                     two_way += g_add + g_rem
         got += file_got
         if file_got:
@@ -242,9 +244,32 @@ def line_edits(patch: str, path: str) -> tuple[tuple[str, str], ...]:
             if not rem or not add or len(rem) * len(add) > PAIR_CELLS:
                 continue
             for j, i in _pair(rem, add).items():
-                if norm(rem[i]) != norm(add[j]) and telling(add[j], path):
+                if norm(rem[i]) != norm(add[j]) and telling(add[j], path) and not cosmetic_edit(rem[i], add[j]):
                     out.append((rem[i], add[j]))
     return tuple(out)
+
+
+# Words that change how a declaration is seen, not what it does. zod's "Restore existing type inference behaviour"
+# dropped `export` from two type aliases on the way; a later "Export stuff" put it back and was read as turning the
+# edit back (blind round 9: wrong). A decision that is about visibility says so in its words (D1, X1 read those).
+_MODIFIERS = re.compile(r"\b(?:export|declare|public|private|protected|readonly|override)\s+")
+# A function expression's own name (`function toJSON() {` for `function() {`) names it in stack traces only.
+_FUNCTION_NAME = re.compile(r"\bfunction\s*\*?\s*[A-Za-z_$][\w$]*\s*\(")
+_ANONYMOUS = re.compile(r"\bfunction\s+\(")
+
+
+def _cosmetic_block(h: HunkLines) -> bool:
+    return len(h.removed) == len(h.added) and all(cosmetic_edit(r, a) for r, a in zip(h.removed, h.added, strict=True))
+
+
+def cosmetic_edit(before: str, after: str) -> bool:
+    """The edit only adds or drops declaration modifiers or a function expression's name: turning it back
+    undoes no behaviour, so it is no line edit for REV3 (or T1)."""
+
+    def bare(line: str) -> str:
+        return norm(_ANONYMOUS.sub("function(", _FUNCTION_NAME.sub("function(", _MODIFIERS.sub("", line))))
+
+    return bare(before) == bare(after)
 
 
 def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str) -> list[LineUndo]:
