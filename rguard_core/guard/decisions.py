@@ -10,6 +10,7 @@ from .tokens import file_kind, is_test_path
 
 MAX_PATCH_CHARS = 60_000  # one stored patch; longer ones are cut at a hunk boundary
 
+TEXT_CHARS = 4000  # of a source's own text per candidate: a revert states its reasons near the top
 INFO_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
 MATCH (d)
@@ -21,7 +22,7 @@ RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source
        coalesce(d.status, 'active') AS status, coalesce(d.score_factor, 1.0) AS score_factor,
        s.kind AS kind, s.number AS number, s.path AS path, s.url AS url, s.title AS title,
        coalesce(s.merged_at, s.date, s.created_at, added_at) AS at, d.stated AS stated, d.stated_rule AS stated_rule,
-       d.explained AS explained
+       d.explained AS explained, left(coalesce(s.text, s.body, s.message, ''), $text_chars) AS text
 """
 
 # The change behind a decision (``p``): its own PR or commit, or for an ADR the PR that added it; started from the
@@ -82,7 +83,7 @@ MAX_CLAIM_CHARS = 600
 
 
 def decision_infos(graph: Graph, ids: list[str]) -> dict[str, DecisionInfo]:
-    rows = graph.read(INFO_Q, {"ids": ids}, name="decisions.info")
+    rows = graph.read(INFO_Q, {"ids": ids, "text_chars": TEXT_CHARS}, name="decisions.info")
     infos = {r["id"]: _info(r) for r in rows}
     if infos:
         for r in graph.read(CLAIMS_Q, {"ids": list(infos)}, name="decisions.claims"):
@@ -152,6 +153,7 @@ def _info(r: Row) -> DecisionInfo:
         stated=r.get("stated") is not False,  # a graph ingested before choice.py: every decision stated
         stated_rule=r.get("stated_rule"),
         explained=r.get("explained") is not False,
+        text=r.get("text") or "",
     )
 
 

@@ -62,6 +62,7 @@ from .model import DecisionInfo, Judgement, Label
 from .moved import MOVED_RULE, moved_on
 from .overwritten import OVERWRITTEN_RULE, Removals, overwritten, removals
 from .paraphrase import c1_rejected, e1_eager
+from .provisional import PROVISIONAL_RULE, provisional_revert
 from .rejected import x1_rejected
 from .restored import rev4_restored
 from .swaps import t1_swapped_back
@@ -155,6 +156,7 @@ class OfflineJudge:
             (MOVED_RULE, moved_on(case, j)),
             (DROPPED_RULE, dropped_with_file(case, j)),
             (DEPENDENCY_RULE, unnamed_dependencies(case, j)),
+            (PROVISIONAL_RULE, provisional_revert(case, j)),
         ):
             if why_not is not None:
                 return Judgement(

@@ -20,7 +20,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..ingest import choice, mechanical
-from . import dependencies, deprecation, dropped, in_passing, judge_offline, moved, overwritten, run, sweeping
+from . import (
+    dependencies,
+    deprecation,
+    dropped,
+    in_passing,
+    judge_offline,
+    moved,
+    overwritten,
+    provisional,
+    run,
+    sweeping,
+)
 
 type Family = Literal["judge", "policy", "choice", "mechanical"]
 FAMILIES: tuple[Family, ...] = ("judge", "policy", "choice", "mechanical")
@@ -139,6 +150,12 @@ _POLICY: tuple[tuple[str, str, str, str], ...] = (
         "unnamed-dependency",
         "a contradiction standing only on dependency versions in a manifest, none of which the decision's words name, is related: an upgrade or a downgrade, not its undo",
         dependencies.__name__,
+    ),
+    (
+        provisional.PROVISIONAL_RULE,
+        "provisional-revert",
+        "a revert whose own words say the change comes back (re-applied, landed by accident, reverted for now) is related when the change comes back",
+        provisional.__name__,
     ),
 )
 _CHOICE_NAMES = {
