@@ -436,3 +436,53 @@ def test_reads_two_thousand_commits_fast(tmp_path: Path) -> None:
     assert sorted(d.added_by_pr or 0 for d in hist.docs) == list(range(2, 2001, 50))
     assert len(seen) == 11 and seen[0] == "git: read 200 of 2000 commits"
     assert rate >= 500, f"only {rate:.0f} commits/s"
+
+
+def _branch_merge(gr: GitRepo) -> tuple[str, str, str]:
+    """main and a maintenance branch; the branch's fix reaches main by ``Merge branch '2.0.x'`` (no PR named)."""
+    gr.commit("Initial", {"app/static.py": "def serve(path):\n    return open(path).read()\n"})
+    gr.git("checkout", "-q", "-b", "2.0.x")
+    fix = gr.commit(
+        "Reject absolute paths in serve, because open() would read any file on the machine",
+        {
+            "app/static.py": "def serve(path):\n    if path.startswith('/'):\n        raise ValueError(path)\n"
+            "    return open(path).read()\n"
+        },
+    )
+    pr_merge = gr.commit("Merge pull request #9 from bob/docs\n\nDocument serve", {"docs/serve.md": "serve\n"})
+    gr.git("checkout", "-q", "main")
+    gr.commit("Add a changelog on main", {"CHANGES.md": "# changes\n"})
+    gr.git("merge", "-q", "--no-ff", "2.0.x", "-m", "Merge branch '2.0.x'")
+    return fix, pr_merge, gr.git("rev-parse", "HEAD").strip()
+
+
+def test_a_branch_merge_is_read_through_to_the_commits_that_wrote_its_lines(gr: GitRepo) -> None:
+    fix, pr_merge, merge = _branch_merge(gr)
+    walked = read_git_history(gr.root, REPO, first_parent=True)
+    assert by_sha(walked, merge).branch_merge and by_sha(walked, merge).parents[0] != fix
+    assert by_sha(walked, fix).merged_by == merge and by_sha(walked, pr_merge).merged_by == merge
+    assert [p.number for p in walked.pulls] == [9]  # the branch's own PR is read too
+    everything = read_git_history(gr.root, REPO)
+    assert by_sha(everything, merge).branch_merge and by_sha(everything, fix).merged_by is None
+    assert not any(c.branch_merge for c in walked.commits if c.sha != merge)
+
+
+def test_a_branch_merge_whose_branch_is_itself_a_merge_is_read_through(gr: GitRepo) -> None:
+    """zod's ``Merge branch 'master' of github.com:…`` brought in only ``Merge branch 'jauco-master'``: the commit
+    that wrote the lines sits one merge further in, and nothing of the mainline is read twice."""
+    gr.commit("Initial", {"a.py": "A = 1\n"})
+    gr.git("checkout", "-q", "-b", "upstream")
+    gr.git("checkout", "-q", "-b", "contributor")
+    wrote = gr.commit("Make A configurable, because deployments differ", {"a.py": "A = int(env('A', 1))\n"})
+    gr.git("checkout", "-q", "upstream")
+    gr.commit("Note upstream", {"b.py": "B = 2\n"})
+    gr.git("merge", "-q", "--no-ff", "contributor", "-m", "Merge branch 'contributor'")
+    gr.git("checkout", "-q", "main")
+    on_main = gr.commit("Work on main", {"c.py": "C = 3\n"})
+    gr.git("merge", "-q", "--no-ff", "upstream", "-m", "Merge branch 'master' of github.com:acme/widgets")
+    merge = gr.git("rev-parse", "HEAD").strip()
+    walked = read_git_history(gr.root, REPO, first_parent=True)
+    brought = {c.message.split("\n")[0]: c.merged_by for c in walked.commits if c.merged_by}
+    assert brought == {"Make A configurable, because deployments differ": merge, "Note upstream": merge}
+    assert by_sha(walked, merge).branch_merge and by_sha(walked, wrote).merged_by == merge
+    assert [c.sha for c in walked.commits].count(on_main) == 1

@@ -416,3 +416,31 @@ def test_revert_of_a_commit_a_merge_brought_in(store: Store, tmp_path: Path) -> 
     assert rv.target == "pr:8" and rv.form == "sha"
     res = run_replay(store, git=gr.root, reverts=5, ordinary=0)
     assert res.cases[0].caught, res.cases[0]
+
+
+def test_a_branch_merge_cites_the_commit_that_wrote_the_lines(store: Store, tmp_path: Path) -> None:
+    """``Merge branch '2.0.x'`` names no PR: the fix made on the branch is the decision, and a later change on main
+    that undoes it is found citing that fix, not the merge (lineage through the merge)."""
+    gr = GitRepo(tmp_path / "maint")
+    gr.commit("Initial layout", {"app/auth.py": AUTH, "app/limits.py": LIMITS})
+    gr.git("checkout", "-q", "-b", "2.0.x")
+    fix = gr.commit(
+        "Compare tokens with hmac.compare_digest\n\nWe use hmac.compare_digest instead of == because a plain "
+        "comparison leaks timing.",
+        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")},
+    )
+    gr.git("checkout", "-q", "main")
+    _ordinary(gr, 2)
+    gr.git("merge", "-q", "--no-ff", "2.0.x", "-m", "Merge branch '2.0.x'")
+    merge = gr.git("rev-parse", "HEAD").strip()
+    _ordinary(gr, 2, start=2)
+    undo = gr.commit("Simplify the token check", {"app/auth.py": AUTH})
+    _, steps = git_steps(gr.root)
+    ids = [s.id for s in steps]
+    assert f"commit:{fix}" not in ids and f"commit:{merge}" in ids  # the fix lands with its merge
+    (step,) = [s for s in steps if s.id == f"commit:{merge}"]
+    assert [c.sha for c in step.branch] == [fix]
+    res = run_replay(store, git=gr.root, reverts=0, ordinary=10, seed=1)
+    (case,) = [c for c in res.cases if c.id == f"commit:{undo}"]
+    assert case.verdict == "warn" and case.cited == (f"decision:commit:{fix}",), case
+    assert not any(f"decision:commit:{merge}" in c.cited for c in res.cases)

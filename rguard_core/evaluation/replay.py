@@ -75,6 +75,9 @@ class Step:
     issues: tuple[Issue, ...] = ()
     docs: tuple[Doc, ...] = ()
     brought_in: tuple[str, ...] = ()  # shas of branch commits this merge brought onto the mainline (named by reverts)
+    # a branch merge's own commits (and the PRs they merged on the branch), appended with it: they carry its decisions
+    branch: tuple[Commit, ...] = ()
+    branch_pulls: tuple[PullRequest, ...] = ()
 
     @property
     def diff(self) -> str:
@@ -208,7 +211,7 @@ def git_steps(path: Path | str, max_commits: int = 100_000) -> tuple[RepoHistory
     by_sha = {p.merge_commit_sha: p for p in hist.pulls}
     docs = _docs_as_added(hist)
     # a revert on the mainline may name a commit a merge brought in from its branch: that merge is what it reverts
-    mainline = {c.sha for c in hist.commits}
+    mainline = {c.sha for c in hist.commits if not c.merged_by}
     named = sorted(
         {
             sha
@@ -220,8 +223,14 @@ def git_steps(path: Path | str, max_commits: int = 100_000) -> tuple[RepoHistory
     merged_in: dict[str, list[str]] = {}
     for sha, merge in (landed_with(Path(path), named, mainline) if named else {}).items():
         merged_in.setdefault(merge, []).append(sha)
+    branch: dict[str, list[Commit]] = {}
+    for c in reversed(hist.commits):
+        if c.merged_by:
+            branch.setdefault(c.merged_by, []).append(c)
     steps = []
     for c in reversed(hist.commits):
+        if c.merged_by:
+            continue  # appended with the merge that brought it in, below
         p = by_sha.get(c.sha)
         extra = tuple(merged_in.get(c.sha, ()))
         if p is not None:
@@ -240,8 +249,19 @@ def git_steps(path: Path | str, max_commits: int = 100_000) -> tuple[RepoHistory
             )
         else:
             subject = c.message.split("\n", 1)[0].strip()
+            own = tuple(branch.get(c.sha, ()))
             steps.append(
-                Step(f"commit:{c.sha}", c.date or "", subject, c.message, tuple(c.files), commit=c, brought_in=extra)
+                Step(
+                    f"commit:{c.sha}",
+                    c.date or "",
+                    subject,
+                    c.message,
+                    tuple(c.files),
+                    commit=c,
+                    brought_in=extra,
+                    branch=own,
+                    branch_pulls=tuple(by_sha[b.sha] for b in own if b.sha in by_sha),
+                )
             )
     return hist, steps
 
@@ -301,7 +321,7 @@ def find_reverts(steps: list[Step]) -> dict[str, RevertLink]:
         shas = tuple(
             x for x in ((s.pull.merge_commit_sha if s.pull else None), s.commit.sha if s.commit else None) if x
         )
-        shas += s.brought_in
+        shas += s.brought_in + tuple(b.sha for b in s.branch)
         index.add(s.id, s.title, shas, number)
         if s.commit is not None:
             index.add(s.id, s.commit.message.split("\n", 1)[0].strip())  # the subject, "(#N)" and all
@@ -437,6 +457,14 @@ def run_replay(
     plan = plan_cases(steps, reverts, ordinary, seed, hist.people)
     name = _scratch_repo(Path(str(git or snapshot)).name)
     walker = _Walker(store, name, hist, extractor or OfflineExtractor(), source)
+    walker.branch_of = {s.id: tuple(f"commit:{b.sha}" for b in s.branch) for s in steps if s.branch}
+    walker.branch_of.update(
+        {
+            s.id: (*walker.branch_of.get(s.id, ()), *(f"pr:{p.number}" for p in s.branch_pulls))
+            for s in steps
+            if s.branch
+        }
+    )
     titles = {s.id: s.title for s in steps}
     cases: list[ReplayCase] = []
     try:
@@ -472,6 +500,7 @@ class _Walker:
         self.store, self.repo, self.hist, self.ex, self.source = store, repo, hist, extractor, source
         self.known = Known()
         self.append_s = 0.0
+        self.branch_of: dict[str, tuple[str, ...]] = {}  # a branch merge's step id -> its commits' source ids
 
     def append(self, steps: list[Step]) -> None:
         from ..ingest.pipeline import append_history
@@ -526,7 +555,8 @@ class _Walker:
         contra = [f for f in report.findings if f.label == "contradicts"]
         caught = None
         if rv is not None:
-            caught = report.verdict == "warn" and any(_cites(f.as_dict(), rv.target) for f in contra)
+            targets = (rv.target, *self.branch_of.get(rv.target, ()))  # a branch merge's decisions are its commits'
+            caught = report.verdict == "warn" and any(_cites(f.as_dict(), t) for f in contra for t in targets)
         compact = tuple(
             {
                 "decision_id": f.decision_id,
@@ -556,6 +586,8 @@ def delta_history(hist: RepoHistory, steps: list[Step], repo: str) -> RepoHistor
     delta = RepoHistory(repo=repo, url=hist.url)
     issues: dict[int, Issue] = {}
     for s in steps:
+        delta.pulls += list(s.branch_pulls)
+        delta.commits += list(s.branch)
         if s.pull is not None:
             delta.pulls.append(s.pull)
         if s.commit is not None:

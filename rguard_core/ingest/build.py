@@ -300,7 +300,7 @@ class _Builder:
             self.touch(sid, "Commit", f, c.author, c.date)
         title = c.message.split("\n", 1)[0]
         self.links(sid, title, c.message, None)
-        if sid not in self.mechanical:
+        if sid not in self.mechanical and not c.branch_merge:  # a branch merge's lines are its commits' choices
             stated = states_choice(title, c.message.partition("\n")[2], c.files)
             self.decision_source(SourceDoc(sid, "commit", c.message, "decision", title), [], stated)
             if sid in self.decision_of:

@@ -12,6 +12,9 @@ Choices worth knowing:
 - ``Commit.date`` and a PR's ``merged_at`` are the committer date in UTC (when the change landed).
 - a subject ending in ``(#N)`` is a squash merge of PR N; ``Merge pull request #N from ...`` is a
   merge of PR N whose files are the diff against the first parent and whose author is the merger.
+- any other merge (``Merge branch '2.0.x'``) is a branch merge: its branch's commits wrote its lines, so they carry
+  the decisions and the merge none. A mainline walk (``first_parent``) reads those commits through the merge
+  (``P1..P2`` along the branch's first parents, at most BRANCH_MAX, each ``merged_by`` the merge).
 - messages are kept exactly as git prints them with ``%B`` (trailing newline included); a message that
   is not UTF-8 is left out (and listed in ``problems``) rather than altered.
 """
@@ -37,6 +40,8 @@ from .model import Commit, Doc, FileChange, PullRequest, RepoHistory
 Progress = Callable[[str], None]
 
 PATCH_CAP = 64 * 1024
+BRANCH_MAX = 200  # commits read through one branch merge on a mainline walk
+BRANCH_DEPTH = 3  # branch merges read through within a branch (a merge of a merge of a branch)
 PROGRESS_EVERY = 200
 ADR_DIRS = ("docs/adr", "docs/decisions", "adr", "doc/adr", "docs/architecture/decisions", "architecture/decisions")
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "added", "T": "modified"}
@@ -99,13 +104,56 @@ def read_git_history(
         if commit.sha in shallow:
             _drop_shallow_diff(commit, hist.problems)
         hist.commits.append(commit)
+        if first_parent and _bare_merge(commit):
+            branch = _branch_commits(top, commit, hist, base, shallow)
+            commit.branch_merge = bool(branch)
+            hist.commits += branch
         if progress and n % PROGRESS_EVERY == 0:
             progress(f"git: read {n} of {total} commits")
+    if not first_parent:
+        read = {c.sha for c in hist.commits}
+        for commit in hist.commits:
+            commit.branch_merge = _bare_merge(commit) and commit.parents[1] in read
     hist.pulls = _pulls_from_commits(hist, base)
     hist.docs = _read_docs(top, head, base, shallow, hist.problems)
     if progress:
         progress(f"git: {len(hist.commits)} commits, {len(hist.pulls)} pull requests, {len(hist.docs)} ADR files")
     return hist
+
+
+def _bare_merge(commit: Commit) -> bool:
+    """A merge of a branch that names no PR (``Merge branch '2.0.x'``, ``Merge branch 'master' of github.com:…``):
+    its first-parent diff is what the branch's commits wrote, so they, not the merge, made those choices."""
+    return len(commit.parents) >= 2 and commit.pr_number is None
+
+
+def _branch_commits(
+    top: Path, merge: Commit, hist: RepoHistory, base: str | None, shallow: set[str], depth: int = 0, landed: str = ""
+) -> list[Commit]:
+    """The commits ``merge`` brought in from its branch (``P1..P2``, the branch's own mainline, newest first, at most
+    BRANCH_MAX), each marked ``merged_by`` (set by the caller). A branch merge on the way (zod's ``Merge branch
+    'master' of …`` whose branch is only ``Merge branch 'jauco-master'``) is read through in turn, BRANCH_DEPTH deep;
+    a cut list is reported in ``problems``."""
+    landed = landed or merge.parents[0]  # the mainline before the outermost merge: nothing from it is read again
+    spec = [f"^{merge.parents[0]}", f"^{landed}", *merge.parents[1:]]
+    out: list[Commit] = []
+    for c in _read_commits(top, spec, BRANCH_MAX + 1, hist, base, ["--first-parent"]):
+        if c.sha in shallow:
+            continue
+        if _bare_merge(c):
+            if depth + 1 < BRANCH_DEPTH:
+                out += _branch_commits(top, c, hist, base, shallow, depth + 1, landed)
+            continue
+        out.append(c)
+    if depth == 0:
+        for c in out:
+            c.merged_by = merge.sha
+    if len(out) > BRANCH_MAX:
+        hist.problems.append(
+            f"merge {merge.sha[:12]} brought in more than {BRANCH_MAX} commits; read the newest {BRANCH_MAX}"
+        )
+        out = out[:BRANCH_MAX]
+    return out
 
 
 # --- running git -------------------------------------------------------------------------------
@@ -265,7 +313,7 @@ def _read_commits(
 
 
 def _parse_commit(header: bytes, block: bytes, hist: RepoHistory, base: str | None) -> Commit:
-    sha_b, _parents, name_b, email_b, ts_b, msg_b = header.split(b"\n", 5)
+    sha_b, parents_b, name_b, email_b, ts_b, msg_b = header.split(b"\n", 5)
     sha = sha_b.decode("ascii")
     name = name_b.decode("utf-8", errors="replace")
     email = email_b.decode("utf-8", errors="replace")
@@ -285,6 +333,7 @@ def _parse_commit(header: bytes, block: bytes, hist: RepoHistory, base: str | No
         date=_utc(ts_b),
         url=f"{base}/commit/{sha}" if base else None,
         pr_number=ref.number if ref else None,
+        parents=tuple(parents_b.decode("ascii").split()),
     )
     commit.files = _parse_files(block, sha, hist.problems)
     return commit

@@ -85,6 +85,11 @@ class Commit:
     pr_number: int | None = None
     files: list[FileChange] = field(default_factory=list)
     url: str | None = None
+    parents: tuple[str, ...] = ()
+    # a merge that names no PR, whose branch's own commits are in the history: those commits wrote its lines,
+    # so they carry the decisions and the merge itself carries none (lineage; gitlocal.read_git_history)
+    branch_merge: bool = False
+    merged_by: str | None = None  # for a branch's commit read through such a merge (mainline walks): that merge
 
 
 @dataclass
