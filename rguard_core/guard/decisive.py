@@ -539,7 +539,10 @@ def negations(diff: ChangeSet, polar: list[tuple[str, DecisionLine]]) -> list[Ne
         return []
     out: list[Negation] = []
     for line, toks, canon in added:
+        declares = bool(_DECLARATION.match(line))
         for key, dl in polar:
+            if declares and not _DECLARATION.match(key):
+                continue  # `let invalid = false;` starts a flag off; it does not say the opposite of `invalid = true;`
             sm = SequenceMatcher(None, [_CANON.get(t.lower(), t.lower()) for t in dl.tokens], canon, autojunk=False)
             if sm.ratio() < NEGATION_MIN:
                 continue
@@ -553,6 +556,12 @@ def negations(diff: ChangeSet, polar: list[tuple[str, DecisionLine]]) -> list[Ne
                 out.append(Negation(line, key, swapped))
                 break
     return out
+
+
+# a declaration with its first value: JavaScript/TypeScript `let x = …`, `const x: T = …`; Python `x: bool = …`
+_DECLARATION = re.compile(
+    r"^\s*(?:export\s+)?(?:(?:let|const|var)\s+[\w$]+\s*(?::[^=]+)?=(?!=)|\w+\s*:\s*[\w.\[\], |]+=(?!=))"
+)
 
 
 def _same_subject(decision: list[str], line: list[str]) -> bool:
