@@ -183,7 +183,9 @@ def brought_back(case: Case) -> list[Brought]:
                 weak = c in lose.weak and not _winner_taken(c, words, mine, cs)
                 if not want or _chosen_or_kept(want, mine, weak):
                     continue
-                added = [x for x in cs.added_lines if not _LOG_CALL.match(x)]  # a log line's words are a message
+                # a log line's words are a message; a line of a docstring or comment block a hunk shows without its
+                # opening quotes reads as a sentence (flask's "this will contain the parsed JSON data.")
+                added = [x for x in cs.added_lines if not _LOG_CALL.match(x) and not prose_line(x)]
                 if _count(added, want) <= _count(cs.removed_lines, want):
                     continue  # the diff does not write it more than it already was
                 if all(_excluded(x, want) for x in added if _holds(x, want)):
@@ -191,6 +193,17 @@ def brought_back(case: Case) -> list[Brought]:
                 line = next(x for x in added if _holds(x, want))
                 out.append(Brought(c, line.strip(), path, lose.phrase, _block_weight(cs, line)))
     return out
+
+
+_ROLE_OR_TICKS = re.compile(r":\w+:`[^`]*`|`[^`]*`")
+_CODE_MARK = re.compile(r"[=;{}\[\]<>\"'%*#]|[\w$]\(|^\s*(?:def|class|return|import|from|if|for|while|const|let|var)\b")
+
+
+def prose_line(line: str) -> bool:
+    """A line that reads as a sentence, not code: four or more words and, once reST roles and backticked spans are
+    taken out, no assignment, call, bracket, quote or keyword."""
+    text = _ROLE_OR_TICKS.sub(" ", line)
+    return len(re.findall(r"[A-Za-z]{2,}", text)) >= 4 and not _CODE_MARK.search(text)
 
 
 def _winner_taken(loser: str, words: str, mine: tuple[list[str], list[str], list[str]], cs: ChangeSet) -> bool:
