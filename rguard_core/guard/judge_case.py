@@ -58,6 +58,8 @@ def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
         cs.deleted = f.status == "removed"
         for p in f.paths:
             out[p] = cs
+    for cs in {id(c): c for c in out.values()}.values():
+        _drop_imported_definitions(cs)
     renames = diff_renames(out)
     for cs in {id(c): c for c in out.values()}.values():
         for old, new in renames.items():
@@ -68,6 +70,68 @@ def diff_change_sets(files: list[FileDiff]) -> dict[str, ChangeSet]:
         cs.removed, cs.added = +cs.removed, +cs.added
     _cancel_moves(out)
     return out
+
+
+_DEF = re.compile(r"^(?P<indent>\s*)(?:async\s+)?(?:def|class|function)\s+(?P<name>[\w$]+)\s*[(:<]")
+_FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\(?(?P<names>[^)#]+)")
+_JS_IMPORT = re.compile(r"^\s*import\s+(?:type\s+)?\{(?P<names>[^}]+)\}\s*from\b")
+
+
+def _imported_names(lines: list[str]) -> set[str]:
+    out: set[str] = set()
+    for line in lines:
+        m = _FROM_IMPORT.match(line) or _JS_IMPORT.match(line)
+        if m:
+            out |= {part.split()[-1] for part in m.group("names").split(",") if part.strip()}
+    return out
+
+
+def _drop_imported_definitions(cs: ChangeSet) -> None:
+    """A function or class the diff deletes from a file while the file now imports that name from elsewhere (a
+    copy of a helper replaced by the original: ``def _take(...)`` gone, ``from .revert import _take`` added) is
+    a deduplication, not an undo: its lines count as moved. The hunks say where each body ends (the removed
+    lines indented under the ``def``)."""
+    if cs.test or cs.kind == "prose":
+        return
+    imported = _imported_names([x for _, add in cs.blocks for x in add]) - _imported_names(
+        [x for rem, _ in cs.blocks for x in rem]
+    )
+    if not imported:
+        return
+    gone: list[str] = []
+    for hunk in cs.hunks:  # the hunks as given keep their indentation, which says where a body ends
+        i = 0
+        while i < len(hunk):
+            kind, text = hunk[i]
+            m = _DEF.match(text) if kind == "-" else None
+            if not m or m.group("name") not in imported:
+                i += 1
+                continue
+            depth = len(m.group("indent").expandtabs())
+            j = i + 1
+            while j < len(hunk) and hunk[j][0] == "-":
+                body = hunk[j][1]
+                if body.strip() and len(body) - len(body.lstrip()) <= depth and not body.lstrip().startswith(")"):
+                    break
+                j += 1
+            gone += [t.strip() for _, t in hunk[i:j]]
+            i = j
+    pool = Counter(x for x in gone if x)
+    if not pool:
+        return
+    kept = []
+    for x in cs.removed_lines:
+        if pool[x] > 0:
+            pool[x] -= 1
+            for t in tokens(x):
+                if cs.removed[t] > 0:
+                    cs.removed[t] -= 1
+                    cs.moved_w += weight(t)
+        else:
+            kept.append(x)
+    cs.removed_lines = kept
+    cs.removed = +cs.removed
+    cs.memo.clear()
 
 
 def _cancel_moves(sets: dict[str, ChangeSet]) -> None:
