@@ -150,6 +150,7 @@ def test_file_kinds_and_test_paths() -> None:
     assert file_kind("README.md") == "prose" and file_kind("LICENSE") == "prose"
     assert file_kind("src/a.py") == "hash" and file_kind("web/app.ts") == "slash" and file_kind("db/q.sql") == "dash"
     assert is_test_path("tests/test_api.py") and is_test_path("pkg/foo_test.go") and is_test_path("web/a.spec.ts")
+    assert is_test_path("flask/testsuite/helpers.py")  # flask 0.10 kept its tests there
     assert not is_test_path("src/contest.py") and not is_test_path("src/attestation.py")
 
 

@@ -134,6 +134,9 @@ class Bypass:
     path: str
 
 
+_KEYWORD_SUFFIXES = (".py", ".pyi", ".pyx")
+
+
 def bypasses(case: Case) -> list[Bypass]:
     """K1: new calls, in files the decision's change touched, to a function the change gave a limit keyword,
     without that keyword."""
@@ -142,7 +145,9 @@ def bypasses(case: Case) -> list[Bypass]:
     out: list[Bypass] = []
     for path, cs in case.diff_sets.items():
         patch = case.info.patches.get(path)
-        if patch is None or cs.test or cs.kind == "prose":
+        # keyword arguments are Python's: in JavaScript/TypeScript `max = 5` inside parentheses is a parameter's
+        # default (zod's "Fast unions" read as calling `map` without `max=`: blind round 11, wrong)
+        if patch is None or cs.test or cs.kind == "prose" or not path.endswith(_KEYWORD_SUFFIXES):
             continue
         added, removed, _ = decision_code_lines(patch, path)
         before = {(c, k) for c, args, _ in _calls(removed) for k in _KEYWORD.findall(args)}

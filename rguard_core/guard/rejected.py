@@ -40,7 +40,12 @@ _CLAUSE_END = re.compile(
 )
 _TICKED = re.compile(r"`([^`\n]{1,60})`|'([\w.]{3,40})'|\"([\w.]{3,40})\"")
 # literal-ish names too common to be a rejected alternative on their own
-_WEAK = frozenset("None null nil true false True False self this it 0 1 * str int".split())
+_WEAK = frozenset(
+    "None null nil true false True False self this it 0 1 * str int".split()
+    # a keyword alone names no alternative: flask's "Remove an extra `if` clause to clarify sentence" was a docstring
+    # edit, and every later `if` read as that clause brought back (blind round 12: wrong)
+    + "if else elif for while return def class function const let var import from and or not in is".split()
+)
 _TYPES = frozenset("float bytes bytearray list dict tuple set frozenset Decimal datetime Path".split())  # named bare
 REJECTED_MIN_W = 1.0  # weight of the rejected code the diff writes again
 

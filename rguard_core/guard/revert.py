@@ -287,6 +287,7 @@ def undone_edits(diff: ChangeSet, edits: tuple[tuple[str, str], ...], path: str)
                     not _edit_taken_out(diff, old_text, new_text)
                     or not _old_put_back(a_text, old_text, new_text)
                     or _through_helper(diff, a_text, old_text)
+                    or _writes_new_names(a_text, old_text, new_text, r_text)
                 ):
                     continue
                 out.append(LineUndo(old_text.strip(), new_text.strip(), r_text.strip(), a_text.strip()))
@@ -324,6 +325,18 @@ def _old_put_back(added: str, before: str, after: str) -> bool:
 def _subwords(tok: str) -> set[str]:
     """The words of a name, lowercased: ``round_money`` -> round, money; ``XMLHttpRequest`` -> xml, http, request."""
     return {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", tok)}
+
+
+def _writes_new_names(added: str, before: str, after: str, removed: str) -> bool:
+    """The diff's line names what neither the decision's old line nor the line it replaces named: axios's fix gave
+    Brotli its own ``createBrotliDecompress(brotliOptions)`` where the decision had written
+    ``createUnzip(zlibOptions)``; alike by shape, but a new call, not the old one back (blind round 11: wrong).
+    A name made of what the edit took out is the old one back in a new form (``round(...)`` as ``round_money(...)``)."""
+    known = set(tokens(before)) | set(tokens(removed))
+    taken = {w for t in Counter(tokens(before)) - Counter(tokens(after)) if is_specific(t) for w in _subwords(t)}
+    return any(
+        is_specific(t) and t not in known and not t[0].isdigit() and not (_subwords(t) & taken) for t in tokens(added)
+    )
 
 
 def _through_helper(diff: ChangeSet, added: str, before: str) -> bool:

@@ -56,7 +56,7 @@ CODE_STRING_SHARE = 0.4
 
 
 _TEST_PATH = re.compile(
-    r"(?:^|/)(?:tests?|__tests__|spec|specs|testing|testdata|fixtures)/|(?:^|/)test_[^/]*$|_tests?\.[A-Za-z]+$"
+    r"(?:^|/)(?:tests?|__tests__|spec|specs|testing|testdata|fixtures|testsuite)/|(?:^|/)test_[^/]*$|_tests?\.[A-Za-z]+$"
     r"|\.(?:test|spec)\.[A-Za-z]+$|(?:^|/)[^/]*Tests?\.(?:java|cs|kt|swift|scala)$|(?:^|/)conftest\.py$"
 )
 
@@ -64,7 +64,8 @@ _TEST_PATH = re.compile(
 # Files around the product that are not it: scratch files a project edits in every commit (zod's play.ts), the
 # docs site's and examples' code, benchmarks, CI and tool configuration. Undoing a line there undoes no
 # decision about how the software behaves; on real histories they were behind a quarter of the warnings on
-# ordinary commits (zod: a playground rewritten, "Make stalebot a bit more chill", "Fix rollup build").
+# ordinary commits (zod: a playground rewritten, "Make stalebot a bit more chill", "Fix rollup build"; flask's
+# MANIFEST.in, which says what a source release ships, read as "exclude" negating "include").
 _SUPPORT_PATH = re.compile(
     r"(?:^|/)(?:play|playground|scratch|sandbox)(?:\.[\w]+)?$|(?:^|/)dist/|\.min\.[cm]?js$|\.map$"
     r"|(?:^|/)(?:docs?|documentation|website|examples?|sandbox|playground|bench(?:mark)?s?|\.github|\.circleci|\.husky)/"
@@ -73,7 +74,7 @@ _SUPPORT_PATH = re.compile(
     r"|\.pre-commit-config\.ya?ml|\.stale\.ya?ml|stale\.ya?ml|\.gitignore|\.npmignore|\.gitattributes|\.editorconfig"
     r"|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|pnpm-workspace\.yaml|bun\.lockb?"
     r"|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|requirements[\w.-]*\.(?:txt|in)"
-    r"|constraints[\w.-]*\.txt|[\w.-]+\.workspace\.[cm]?[jt]s)$"
+    r"|constraints[\w.-]*\.txt|[\w.-]+\.workspace\.[cm]?[jt]s|MANIFEST\.in)$"
     r"|(?:^|/)requirements/[^/]+\.(?:txt|in)$"
     # build scripts at the repository's root (zod's deno-build.mjs lists the tests a Deno build skips)
     r"|^[\w.-]*build[\w.-]*\.[cm]?[jt]s$"
