@@ -74,7 +74,9 @@ _SUPPORT_PATH = re.compile(
     r"|\.pre-commit-config\.ya?ml|\.stale\.ya?ml|stale\.ya?ml|\.gitignore|\.npmignore|\.gitattributes|\.editorconfig"
     r"|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|pnpm-workspace\.yaml|bun\.lockb?"
     r"|poetry\.lock|uv\.lock|pdm\.lock|Pipfile\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|requirements[\w.-]*\.(?:txt|in)"
-    r"|constraints[\w.-]*\.txt|[\w.-]+\.workspace\.[cm]?[jt]s|MANIFEST\.in)$"
+    r"|constraints[\w.-]*\.txt|[\w.-]+\.workspace\.[cm]?[jt]s|MANIFEST\.in"
+    # toolchain pins: which Node or Python a contributor's shell picks (zod's .nvmrc 22 -> 24)
+    r"|\.nvmrc|\.node-version|\.python-version|\.ruby-version|\.tool-versions)$"
     r"|(?:^|/)requirements/[^/]+\.(?:txt|in)$"
     # build scripts at the repository's root (zod's deno-build.mjs lists the tests a Deno build skips)
     r"|^[\w.-]*build[\w.-]*\.[cm]?[jt]s$"

@@ -38,10 +38,17 @@ _REVERT_WRAP = r"^\s*(?:revert\s+\"\s*)?"
 M1_TITLE = re.compile(
     _REVERT_WRAP + r"(?:release\b|releasing\b|version\s+v?\d|v?\d+\.\d+(?:\.\d+)?\S*\s*\"?\s*$|"
     r"bump\s+(?:the\s+)?(?:package\s+)?version|prepare\s+(?:for\s+)?(?:release|v?\d)|"
-    r"(?:chore|build)(?:\([^)]*\))?:\s*release)",
+    r"(?:chore|build)(?:\([^)]*\))?:\s*release|"
+    # axios's "chore: v1.2.0 pre-release": a version, then only the word for what kind of release it is
+    r"v?\d+\.\d+(?:\.\d+)?\S*\s+(?:pre-?release|release\s+candidate|rc|beta|alpha)\s*$|"
+    r"(?:chore|build)(?:\([^)]*\))?:\s*v?\d+\.\d+\S*\s*$)",
     re.I,
 )
-M1_LINE = re.compile(r"""^\s*(?:__version__|version|"version"|'version')\s*[:=]\s*["']?v?\d+(?:\.\d+)+""", re.I)
+M1_LINE = re.compile(
+    r"""^\s*(?:(?:export\s+)?(?:const|let|var)\s+VERSION\s*=|(?:__version__|version|"version"|'version')\s*[:=])"""
+    r"""\s*["']?v?\d+(?:\.\d+)+""",
+    re.I,
+)
 M2_TITLE = re.compile(
     _REVERT_WRAP
     + r"(?:(?:chore|build|fix)\(deps(?:-dev)?\)|bump\b|updat(?:e|es|ed|ing)\s+(?:the\s+|all\s+)?(?:dev\s*)?dependenc|"
