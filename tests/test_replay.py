@@ -444,3 +444,35 @@ def test_a_branch_merge_cites_the_commit_that_wrote_the_lines(store: Store, tmp_
     (case,) = [c for c in res.cases if c.id == f"commit:{undo}"]
     assert case.verdict == "warn" and case.cited == (f"decision:commit:{fix}",), case
     assert not any(f"decision:commit:{merge}" in c.cited for c in res.cases)
+
+
+def test_a_fix_re_applied_as_its_revert_said_is_not_warned(store: Store, tmp_path: Path) -> None:
+    """S16 on the real store: the revert's own text ("landed on main accidentally … will be re-applied") is read
+    from the graph, and the change that puts the fix back is at most related, quoting those words."""
+    gr = GitRepo(tmp_path / "provisional")
+    gr.commit("Initial layout", {"app/auth.py": AUTH, "app/limits.py": LIMITS})
+    fix = gr.commit(
+        "Compare tokens with hmac.compare_digest\n\nWe use hmac.compare_digest instead of == because a plain "
+        "comparison leaks timing.",
+        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")},
+    )
+    _ordinary(gr, 2)
+    gr.git("revert", "--no-edit", fix)
+    gr.git(
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        'Revert "Compare tokens with hmac.compare_digest"\n\nThis reverts commit '
+        f"{fix}.\n\nThat commit landed on main accidentally. The work will be re-applied via PR.",
+    )
+    _ordinary(gr, 2, start=2)
+    again = gr.commit(
+        "Compare tokens in constant time (#12)",
+        {"app/auth.py": AUTH.replace("return token == expected", "return hmac.compare_digest(token, expected)")},
+    )
+    res = run_replay(store, git=gr.root, reverts=0, ordinary=10, seed=1)
+    (case,) = [c for c in res.cases if c.id in (f"commit:{again}", "pr:12")]
+    assert case.verdict != "warn", case
+    said = [f for f in case.findings if "S16" in [str(r) for r in (f.get("rules") or [])]]
+    assert said and "landed on main accidentally" in str(said[0].get("reason")), case.findings

@@ -457,14 +457,11 @@ def run_replay(
     plan = plan_cases(steps, reverts, ordinary, seed, hist.people)
     name = _scratch_repo(Path(str(git or snapshot)).name)
     walker = _Walker(store, name, hist, extractor or OfflineExtractor(), source)
-    walker.branch_of = {s.id: tuple(f"commit:{b.sha}" for b in s.branch) for s in steps if s.branch}
-    walker.branch_of.update(
-        {
-            s.id: (*walker.branch_of.get(s.id, ()), *(f"pr:{p.number}" for p in s.branch_pulls))
-            for s in steps
-            if s.branch
-        }
-    )
+    walker.branch_of = {
+        s.id: (*(f"commit:{b.sha}" for b in s.branch), *(f"pr:{p.number}" for p in s.branch_pulls))
+        for s in steps
+        if s.branch
+    }
     titles = {s.id: s.title for s in steps}
     cases: list[ReplayCase] = []
     try:

@@ -10,7 +10,7 @@ from .tokens import file_kind, is_test_path
 
 MAX_PATCH_CHARS = 60_000  # one stored patch; longer ones are cut at a hunk boundary
 
-TEXT_CHARS = 4000  # of a source's own text per candidate: a revert states its reasons near the top
+TEXT_CHARS = 4000  # of a revert's own text (S16 reads its reasons there, near the top); other sources send none
 INFO_Q = """
 MATCH (d:Decision) WHERE d.id IN $ids WITH d
 MATCH (d)
@@ -22,7 +22,9 @@ RETURN d.id AS id, d.summary AS summary, d.quote AS quote, d.source_id AS source
        coalesce(d.status, 'active') AS status, coalesce(d.score_factor, 1.0) AS score_factor,
        s.kind AS kind, s.number AS number, s.path AS path, s.url AS url, s.title AS title,
        coalesce(s.merged_at, s.date, s.created_at, added_at) AS at, d.stated AS stated, d.stated_rule AS stated_rule,
-       d.explained AS explained, left(coalesce(s.text, s.body, s.message, ''), $text_chars) AS text
+       d.explained AS explained,
+       CASE WHEN toLower(left(coalesce(s.title, s.text, ''), 80)) CONTAINS 'revert'
+            THEN left(coalesce(s.text, s.body, s.message, ''), $text_chars) ELSE '' END AS text
 """
 
 # The change behind a decision (``p``): its own PR or commit, or for an ADR the PR that added it; started from the

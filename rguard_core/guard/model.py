@@ -93,7 +93,7 @@ class DecisionInfo:
     changed_lines: int | None = None  # lines its change added and removed in every file it touched (S10)
     # path -> the telling lines (normalised) its change took out of product files the diff does not touch (S13)
     removed_elsewhere: dict[str, frozenset[str]] = field(default_factory=dict)
-    text: str = ""  # its source's own text (PR body, commit message), bounded; S16 reads a revert's reasons there
+    text: str = ""  # a revert's own text (PR body, commit message), bounded; S16 reads its reasons there ("" else)
 
 
 @dataclass
