@@ -6,7 +6,7 @@ PORT ?= 8501
 # loopback only; `make run HOST=0.0.0.0` exposes it (then writes need a signed-in reviewer: docs/operations.md)
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint setup seed e2e bench clean test-server test-fast guard-gate
+.PHONY: run test lint setup seed e2e bench clean test-server test-cluster test-fast guard-gate
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || "$$(scripts/find_python312.sh)" -m venv $(VENV)
@@ -45,11 +45,17 @@ test-fast: $(STAMP)
 # The memory, guard, ingest and view tests against a standalone FalkorDB server (FALKORDB_URL) with the official
 # image's 10,000-row result cap, started from the bundled binaries; tests/test_server_mode.py (in `make test`)
 # covers a 50-row cap, a replica and a password.
+SERVER_SUITE := tests/test_memory_corrections.py tests/test_memory_region.py tests/test_memory_scenario.py \
+  tests/test_memory_crash.py tests/test_memory_concurrency.py tests/test_memory_cli.py tests/test_guard_pipeline.py \
+  tests/test_guard_feedback.py tests/test_guard_seed.py tests/test_ingest_pipeline.py tests/test_views.py tests/test_db.py
 test-server: $(STAMP)
-	RGUARD_TEST_SERVER=1 $(PY) -m pytest -q -p no:cacheprovider -m "not realdata" tests/test_memory_corrections.py \
-	  tests/test_memory_region.py tests/test_memory_scenario.py tests/test_memory_crash.py tests/test_memory_concurrency.py \
-	  tests/test_memory_cli.py tests/test_guard_pipeline.py tests/test_guard_feedback.py tests/test_guard_seed.py \
-	  tests/test_ingest_pipeline.py tests/test_views.py tests/test_db.py
+	RGUARD_TEST_SERVER=1 $(PY) -m pytest -q -p no:cacheprovider -m "not realdata" $(SERVER_SUITE)
+
+# The same suite on a Redis Cluster of three FalkorDB primaries and three replicas started from the bundled
+# binaries on loopback (tests/falkordb_server.py); tests/test_cluster.py (in `make test`) runs the CLI, MCP,
+# views and memory on one.
+test-cluster: $(STAMP)
+	RGUARD_TEST_CLUSTER=1 $(PY) -m pytest -q -p no:cacheprovider -m "not realdata" $(SERVER_SUITE)
 
 # Browser tests: the app on the demo seed, driven in headless Debian Chromium (installed here when missing).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
+from .cluster_client import node_connections, open_url
 from .config import Settings
 from .errors import ConnectionFailed, InvalidInput, InvalidRepoName, QueryFailed, QueryTimeout, ResultTruncated
 from .jsontypes import JSONObject, ParamsIn, Row
@@ -141,14 +142,12 @@ class Store:
         self.notes: list[str] = []
         self._replica_down = False  # the read replica could not be reached: reads go to the primary
         self._limits_at = 0.0  # when the server's limits were last read (time.monotonic), for refresh_limits
-        if settings.falkordb_url:
-            self.target = redact_url(settings.falkordb_url)
+        url = settings.falkordb_url
+        if url:
+            self.target = redact_url(url)
             self.embedded = False
             self._db: Any = _connect(
-                self.target,
-                lambda kw: _falkordb().FalkorDB.from_url(settings.falkordb_url, **kw),
-                self._client_kwargs(),
-                secret=_password(settings.falkordb_url),
+                self.target, lambda kw: open_url(url, dict(kw)), self._client_kwargs(), secret=_password(url)
             )
             self._check_server_settings()
         else:
@@ -169,7 +168,7 @@ class Store:
             try:
                 self.read_db = _connect(
                     self.read_target,
-                    lambda kw: _falkordb().FalkorDB.from_url(read_url, **kw),
+                    lambda kw: open_url(read_url, dict(kw)),
                     self._client_kwargs(),
                     secret=_password(read_url),
                 )
@@ -243,19 +242,15 @@ class Store:
             self.result_cap = cap
 
     def _config_get(self, key: str, db: Any) -> int | None:
-        try:
-            reply = db.connection.execute_command("GRAPH.CONFIG", "GET", key)
-        except Exception:  # noqa: BLE001 — an old server without this key: keep the defaults
+        """``key``'s value on the server, or the tightest one across a cluster's primaries (a 0 cap wins, then
+        the smallest positive value; -1 means unlimited); None when no node says."""
+        values = [v for v in (_config_value(key, conn) for conn in _nodes_or_empty(db)) if v is not None]
+        if not values:
             return None
-        if isinstance(reply, list) and len(reply) == 2 and not isinstance(reply[0], list):
-            reply = [reply]
-        for item in reply or []:
-            if isinstance(item, list) and len(item) == 2 and str(item[0]).upper() == key:
-                try:
-                    return int(item[1])
-                except (TypeError, ValueError):
-                    return None
-        return None
+        if 0 in values:
+            return 0
+        positive = [v for v in values if v > 0]
+        return min(positive) if positive else values[0]
 
     def _socket_timeout_s(self) -> float:
         # The server enforces the per-query limit; the socket must outlast it, or a slow query surfaces as a
@@ -276,6 +271,7 @@ class Store:
         return self.graph(workspace_graph_name(workspace), log)
 
     def list_graphs(self) -> list[str]:
+        """Every graph on the server, or on all of a cluster's primaries (a graph is one key on one shard)."""
         try:
             return sorted(self._db.list_graphs() or [])
         except Exception as e:  # noqa: BLE001
@@ -560,6 +556,29 @@ def _connect(
         raise ConnectionFailed(target, _scrub(str(e), secret)) from e
     except Exception as e:  # noqa: BLE001 — any other driver failure is a connection failure here
         raise ConnectionFailed(target, _scrub(str(e), secret)) from e
+
+
+def _nodes_or_empty(db: Any) -> list[Any]:
+    try:
+        return node_connections(db)
+    except Exception:  # noqa: BLE001 — the cluster's layout cannot be read: no node says anything
+        return []
+
+
+def _config_value(key: str, conn: Any) -> int | None:
+    try:
+        reply = conn.execute_command("GRAPH.CONFIG", "GET", key)
+    except Exception:  # noqa: BLE001 — an old server without this key: keep the defaults
+        return None
+    if isinstance(reply, list) and len(reply) == 2 and not isinstance(reply[0], list):
+        reply = [reply]
+    for item in reply or []:
+        if isinstance(item, list) and len(item) == 2 and str(item[0]).upper() == key:
+            try:
+                return int(item[1])
+            except (TypeError, ValueError):
+                return None
+    return None
 
 
 def _scrub(text: str, secret: str | None) -> str:

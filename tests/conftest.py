@@ -38,13 +38,27 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def settings(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """The embedded engine; or, with RGUARD_TEST_SERVER=1, a standalone FalkorDB server started for the session
     (result cap RGUARD_TEST_RESULTSET_SIZE, default 10000 like the official image) reached through FALKORDB_URL,
-    so the same tests prove server mode: ``RGUARD_TEST_SERVER=1 pytest -m "not realdata" tests/test_x.py``."""
+    so the same tests prove server mode: ``RGUARD_TEST_SERVER=1 pytest -m "not realdata" tests/test_x.py``.
+    With RGUARD_TEST_CLUSTER=1, a Redis Cluster of three FalkorDB primaries and three replicas instead, reached
+    through the URL of one primary (``make test-cluster``): each test's graph lands on whichever shard its name
+    hashes to."""
+    cap = int(os.environ.get("RGUARD_TEST_RESULTSET_SIZE") or 10000)
+    if os.environ.get("RGUARD_TEST_CLUSTER") == "1":
+        from tests.falkordb_server import Cluster
+
+        cluster = Cluster(tmp_path_factory.mktemp("falkordb-cluster"), primaries=3, replicas=3, cap=cap)
+        os.environ["FALKORDB_URL"] = cluster.url(1)
+        try:
+            yield Settings.from_env()
+        finally:
+            os.environ.pop("FALKORDB_URL", None)
+            cluster.stop()
+        return
     if os.environ.get("RGUARD_TEST_SERVER") != "1":
         yield Settings.from_env()
         return
     from tests.falkordb_server import Server
 
-    cap = int(os.environ.get("RGUARD_TEST_RESULTSET_SIZE") or 10000)
     server = Server(tmp_path_factory.mktemp("falkordb-server"), cap=cap)
     os.environ["FALKORDB_URL"] = server.url()
     try:
@@ -99,7 +113,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # or a Streamlit app itself. A test that slips through anyway fails at once under test-fast, which points the
 # engine at binaries that do not exist.
 DB_FIXTURES = frozenset({"data_dir"})
-ENGINE_STARTERS = frozenset({"AppTest", "open_store", "ensure_engine", "engine_status", "stop_engine", "Server"})
+ENGINE_STARTERS = frozenset(
+    {"AppTest", "open_store", "ensure_engine", "engine_status", "stop_engine", "Server", "Cluster"}
+)
 
 
 def _needs_db(item: pytest.Item) -> bool:
