@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import random
 from pathlib import Path
@@ -11,6 +12,9 @@ WORDS = (
     "schema event queue worker report tenant region currency discount"
 ).split()
 PEOPLE = [f"dev{i}" for i in range(40)] + ["renovate[bot]"]
+
+
+START = dt.datetime(2025, 1, 1, 12, tzinfo=dt.UTC)
 
 
 def synth_snapshot(root: Path, n_prs: int, seed: int = 7, repo: str = "bench/synthetic", n_files: int = 400) -> Path:
@@ -45,7 +49,9 @@ def synth_snapshot(root: Path, n_prs: int, seed: int = 7, repo: str = "bench/syn
             f"{link}\n\nWe decided to keep the {a} separate from the {b}, because mixing them would leak "
             f"state between tenants. Instead of a global lock we use a per-{a} lock."
         )
-        day = f"2025-{1 + k % 12:02d}-{1 + k % 28:02d}T12:00:00Z"
+        # merged in number order, ten minutes apart, as a busy repository lands them: a merged-at window
+        # (``ingest snapshot --since-pr``) then holds exactly the PRs after the one it names
+        day = (START + dt.timedelta(minutes=10 * k)).strftime("%Y-%m-%dT%H:%M:%SZ")
         _dump(
             d / "pulls" / f"{n}.json",
             {

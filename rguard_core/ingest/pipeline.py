@@ -252,9 +252,13 @@ class Window:
 
     def keep(self, raw: JSONObject) -> bool:
         at = raw.get("merged_at")
+        return self.merged(str(at) if at else None)
+
+    def merged(self, at: str | None) -> bool:
+        """Whether a PR merged at ``at`` (None: not merged) falls in the window."""
         if not at:
             return False  # an unmerged PR has not landed; it comes with the append after it merges
-        return (self.since is None or str(at) > self.since) and (self.until is None or str(at) <= self.until)
+        return (self.since is None or at > self.since) and (self.until is None or at <= self.until)
 
 
 def snapshot_window(
@@ -297,7 +301,7 @@ def ingest_snapshot(
 ) -> IngestResult:
     """Ingest a snapshot folder in GitHub REST shapes; with a window, append only the PRs merged in it."""
     t0 = time.perf_counter()
-    src = SnapshotSource(Path(path), repo)
+    src = SnapshotSource(Path(path), repo, index_dir=store.settings.data_dir / "cache" / "snapshots")
     if since_pr is None and until_pr is None and merged_after is None and merged_before is None:
         hist = collect_history(src, max_prs=max_prs, progress=progress)
         hist.problems += snapshot_skips(src.dir, hist, max_prs)  # every record file: read, or skipped with why
@@ -305,6 +309,7 @@ def ingest_snapshot(
             store, hist, extractor or OfflineExtractor(), f"snapshot:{path}", progress, time.perf_counter() - t0
         )
     window = snapshot_window(src, since_pr, until_pr, merged_after, merged_before)
+    src.only_merged(window.merged)  # PR files remembered as merged outside the window are not read again
     hist = collect_history(src, max_prs=max_prs, progress=progress, keep=window.keep)
     return _append(store, hist, extractor, f"snapshot:{path}", progress, time.perf_counter() - t0)
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from ..errors import SnapshotError
 from ..jsontypes import JSONObject
 from . import records
+from .snapshot_index import MergedIndex, Stamp
 
 Json = JSONObject  # a GitHub answer or snapshot record (records.py checks its fields)
 
@@ -59,7 +60,7 @@ class SnapshotSource:
     two files for one PR, a null record, no PRs at all) are listed in ``problems`` for the coverage report.
     """
 
-    def __init__(self, root: Path, repo: str | None = None) -> None:
+    def __init__(self, root: Path, repo: str | None = None, index_dir: Path | None = None) -> None:
         root = Path(root)
         if (root / "github").is_dir() and not (root / "repos").is_dir():
             root = root / "github"
@@ -85,6 +86,13 @@ class SnapshotSource:
             raise SnapshotError(f"{self.dir} resolves to the filesystem root; point at a real snapshot folder")
         self._roots = tuple(dict.fromkeys(r + os.sep for r in reals))
         self.problems: list[str] = []
+        self._index = MergedIndex(index_dir, self.dir / "pulls")
+        self._merged: Callable[[str | None], bool] | None = None
+
+    def only_merged(self, merged: Callable[[str | None], bool]) -> None:
+        """From now on ``list_pulls`` yields only PRs whose ``merged_at`` passes ``merged``; a file whose merge
+        time is remembered (snapshot_index.py) and fails is not opened at all."""
+        self._merged = merged
 
     parallel_fetch = False  # local files: threads only add contention (measured slower than one reader)
 
@@ -170,20 +178,37 @@ class SnapshotSource:
         chosen = self._pull_files()
         yielded = 0
         for n in sorted(chosen, reverse=True)[:max_prs]:
-            pr = self._record(f"pulls/{chosen[n]}", records.pull)
+            name = chosen[n]
+            if self._merged is not None:
+                known, at = self._index.merged_at(name, self._stamp)
+                if known and not self._merged(at):
+                    yielded += 1  # a readable PR outside the window: counted, not opened
+                    continue
+            pr = self._record(f"pulls/{name}", records.pull)
             if pr is None:
                 continue
             if pr["number"] != n:
                 self.problems.append(
-                    f"pulls/{chosen[n]} holds PR #{pr['number']}, not #{n}; skipped (rename the file or fix its number)"
+                    f"pulls/{name} holds PR #{pr['number']}, not #{n}; skipped (rename the file or fix its number)"
                 )
                 continue
+            self._index.remember(name, self._stamp(name), _merged_at(pr))
             yielded += 1
-            yield pr
+            if self._merged is None or self._merged(_merged_at(pr)):
+                yield pr
+        self._index.save()
         if not yielded:
             self.problems.append(
                 "the snapshot holds no pull requests (no readable pulls/<number>.json); the graph has no PR history"
             )
+
+    def _stamp(self, name: str) -> Stamp | None:
+        """``pulls/<name>``'s size and mtime (the merged-at index's check), or None when it cannot be read."""
+        try:
+            st = os.stat(os.path.join(self._dir, "pulls", name))
+        except OSError:
+            return None
+        return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
 
     def _pull_files(self) -> dict[int, str]:
         """PR number -> the file to read for it; oddities in pulls/ are recorded as problems."""
@@ -192,7 +217,7 @@ class SnapshotSource:
             self.problems.append("pulls is a file, not a folder: no pull requests were read")
             return {}
         names: dict[int, list[str]] = {}
-        for entry in sorted(pulls.glob("*.json")) if pulls.is_dir() else []:
+        for entry in _json_entries(pulls):
             m = _PR_FILE.fullmatch(entry.name)
             if m is None:
                 self.problems.append(f"pulls/{entry.name} is not named <number>.json; skipped")
@@ -252,6 +277,22 @@ class SnapshotSource:
 MAX_RECORD_BYTES = 128 * 1024 * 1024  # one JSON file (a PR's files.json with every patch can be large)
 MAX_DOC_BYTES = 5 * 1024 * 1024  # one document under contents/ (an ADR); GitHub inlines at most 1 MB
 _PR_FILE = re.compile(r"([0-9]+)\.json")
+
+
+def _json_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """``folder``'s ``*.json`` entries by name (os.scandir: one listing, no Path per file; 10,000 PR files)."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted((e for e in it if e.name.endswith(".json")), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _merged_at(pr: Json) -> str | None:
+    at = pr.get("merged_at")
+    return str(at) if at else None
+
+
 _MISSING = object()
 
 
