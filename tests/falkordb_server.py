@@ -20,6 +20,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _listening(port: int, within_s: float = 15) -> bool:
+    """Whether something accepts connections on the loopback ``port`` within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
 class Server:
     def __init__(
         self,
@@ -66,15 +78,9 @@ class Server:
             self.bus_port = free_port()
             args += ["--cluster-port", str(self.bus_port)]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("standalone FalkorDB server did not start")
+        if not _listening(self.port):
+            self.stop()
+            raise RuntimeError("standalone FalkorDB server did not start")
 
     def url(self, password: str | None = None) -> str:
         return f"redis://:{password}@127.0.0.1:{self.port}" if password else f"redis://127.0.0.1:{self.port}"
@@ -165,15 +171,9 @@ class Sentinel:
         self.proc = subprocess.Popen(
             [str(server), str(conf), "--sentinel"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("sentinel did not start")
+        if not _listening(self.port):
+            self.stop()
+            raise RuntimeError("sentinel did not start")
 
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}"
